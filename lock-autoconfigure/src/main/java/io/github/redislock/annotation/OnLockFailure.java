@@ -1,0 +1,21 @@
+package io.github.redislock.annotation;
+
+/**
+ * What an annotated method does when its lock is not acquired within the wait time.
+ *
+ * @see DistributedLock#onFailure()
+ */
+public enum OnLockFailure {
+
+	/**
+	 * Raise {@link io.github.redislock.core.LockAcquisitionException}.
+	 */
+	THROW,
+
+	/**
+	 * Do not run the method; return {@code null}, {@code Optional.empty()}, or {@code 0}
+	 * / {@code false} for primitives.
+	 */
+	SKIP
+
+}

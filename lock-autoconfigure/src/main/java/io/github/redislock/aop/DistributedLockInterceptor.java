@@ -1,0 +1,76 @@
+package io.github.redislock.aop;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+
+import io.github.redislock.annotation.OnLockFailure;
+import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisLockTemplate;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs methods annotated with {@code @DistributedLock} under their lock: acquires it (or
+ * applies the fallback or failure policy), runs the method, releases it.
+ */
+public final class DistributedLockInterceptor implements MethodInterceptor {
+
+	private final LockOperationSource operations;
+
+	private final SingletonSupplier<RedisLockTemplate> template;
+
+	public DistributedLockInterceptor(LockOperationSource operations,
+			java.util.function.Supplier<RedisLockTemplate> template) {
+		this.operations = operations;
+		this.template = SingletonSupplier.of(template);
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		LockOperation operation = this.operations.get(invocation.getMethod(), targetClass);
+		if (operation == null) {
+			return invocation.proceed();
+		}
+		String lockName = operation.lockName(invocation.getArguments());
+		RedisLock lock = this.template.obtain().getLock(lockName);
+		if (!lock.tryLock(operation.waitTime(), operation.leaseTime())) {
+			return notAcquired(operation, lockName, invocation);
+		}
+		Object result;
+		try {
+			result = invocation.proceed();
+		}
+		catch (Throwable ex) {
+			DefaultRedisLockTemplate.unlockAfterFailure(lock, ex);
+			throw ex;
+		}
+		lock.unlock();
+		return result;
+	}
+
+	private @Nullable Object notAcquired(LockOperation operation, String lockName, MethodInvocation invocation)
+			throws Throwable {
+		Method fallback = operation.fallback();
+		if (fallback != null) {
+			try {
+				return fallback.invoke(invocation.getThis(), invocation.getArguments());
+			}
+			catch (InvocationTargetException ex) {
+				throw ex.getTargetException();
+			}
+		}
+		if (operation.onFailure() == OnLockFailure.SKIP) {
+			return operation.skippedResult();
+		}
+		throw new LockAcquisitionException(lockName, operation.waitTime());
+	}
+
+}

@@ -1,0 +1,194 @@
+package io.github.redislock.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+import io.github.redislock.annotation.DistributedLock;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds lock annotations on methods and turns them into checked {@link LockOperation}s,
+ * once per method and target class.
+ */
+public final class LockOperationSource {
+
+	private final Map<MethodClassKey, Optional<LockOperation>> cache = new ConcurrentHashMap<>();
+
+	private final PropertyResolver placeholders;
+
+	private final Supplier<Duration> defaultWaitTime;
+
+	/**
+	 * Create a source.
+	 * @param placeholders resolves {@code ${...}} in durations
+	 * @param defaultWaitTime the wait time of annotations that set none
+	 */
+	public LockOperationSource(PropertyResolver placeholders, Supplier<Duration> defaultWaitTime) {
+		this.placeholders = placeholders;
+		this.defaultWaitTime = defaultWaitTime;
+	}
+
+	/**
+	 * Return whether the method, as called on the target class, carries a lock
+	 * annotation.
+	 */
+	boolean isAnnotated(Method method, @Nullable Class<?> targetClass) {
+		return AnnotatedElementUtils.hasAnnotation(AopUtils.getMostSpecificMethod(method, targetClass),
+				DistributedLock.class);
+	}
+
+	/**
+	 * Return the operation of the method as called on the target class, or {@code null}
+	 * when it carries no lock annotation.
+	 * @throws InvalidLockDefinitionException when the annotation cannot work
+	 */
+	@Nullable LockOperation get(Method method, @Nullable Class<?> targetClass) {
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		Optional<LockOperation> operation = this.cache.get(key);
+		if (operation == null) {
+			operation = Optional.ofNullable(parse(AopUtils.getMostSpecificMethod(method, targetClass), targetClass));
+			this.cache.put(key, operation);
+		}
+		return operation.orElse(null);
+	}
+
+	/**
+	 * Check every lock annotation of a class; called for each bean at start-up.
+	 * @return whether the class has any
+	 * @throws InvalidLockDefinitionException when an annotation cannot work
+	 */
+	boolean validate(Class<?> targetClass) {
+		List<Method> annotated = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, annotated::add, (method) -> isAnnotated(method, targetClass));
+		for (Method method : annotated) {
+			get(method, targetClass);
+		}
+		return !annotated.isEmpty();
+	}
+
+	private @Nullable LockOperation parse(Method method, @Nullable Class<?> targetClass) {
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		if (annotation == null) {
+			return null;
+		}
+		String description = "@DistributedLock on " + describe(method);
+		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
+			throw new InvalidLockDefinitionException(
+					description + ": the method is static or private, so calls"
+							+ " to it never pass through the lock advice",
+					"Make the method public (or protected) and non-static");
+		}
+		Class<?> returnType = method.getReturnType();
+		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
+				|| returnType.getName().equals("org.reactivestreams.Publisher")
+				|| hasInterface(returnType, "org.reactivestreams.Publisher")) {
+			throw new InvalidLockDefinitionException(
+					description + ": returns " + returnType.getSimpleName()
+							+ ", so the lock would be released before the asynchronous work finishes",
+					"Lock inside the asynchronous work, or return the result synchronously");
+		}
+		if (annotation.redlock()) {
+			throw new InvalidLockDefinitionException(
+					description + ": redlock = true, but no RedLock nodes are configured (redislock.redlock.nodes)",
+					"Configure the independent Redis servers in redislock.redlock.nodes, or remove redlock = true");
+		}
+		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
+				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
+		LockKeyExpressions keys = LockKeyExpressions.parse(description, method, annotation.key());
+		Duration waitTime = duration(description, "waitTime", annotation.waitTime(), true);
+		Duration leaseTime = duration(description, "leaseTime", annotation.leaseTime(), false);
+		Method fallback = fallback(description, method,
+				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.fallback());
+		return new LockOperation(description, name, keys, (waitTime != null) ? waitTime : this.defaultWaitTime.get(),
+				leaseTime, annotation.onFailure(), fallback, returnType);
+	}
+
+	private @Nullable Duration duration(String description, String attribute, String text, boolean zeroAllowed) {
+		if (text.isEmpty()) {
+			return null;
+		}
+		Duration duration;
+		try {
+			String resolved = this.placeholders.resolveRequiredPlaceholders(text).trim();
+			duration = DurationStyle.detectAndParse(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockDefinitionException(
+					description + ": " + attribute + " '" + text + "' is not a duration: " + ex.getMessage(),
+					"Write a duration such as \"0\", \"500ms\", \"3s\" or \"PT1M\", or a ${...} placeholder"
+							+ " that resolves to one",
+					ex);
+		}
+		if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
+			throw new InvalidLockDefinitionException(description + ": " + attribute + " '" + text + "' must be "
+					+ (zeroAllowed ? "zero or " : "") + "positive, is " + duration, "Correct the duration");
+		}
+		return duration;
+	}
+
+	private static @Nullable Method fallback(String description, Method method, Class<?> targetClass, String name) {
+		if (name.isEmpty()) {
+			return null;
+		}
+		Method fallback = ReflectionUtils.findMethod(targetClass, name, method.getParameterTypes());
+		if (fallback == null) {
+			List<String> candidates = new ArrayList<>();
+			ReflectionUtils.doWithMethods(targetClass, (candidate) -> candidates.add(describe(candidate)),
+					(candidate) -> candidate.getName().equals(name));
+			throw new InvalidLockDefinitionException(description + ": fallback method '" + name + "' with parameters "
+					+ Arrays.toString(parameterNames(method)) + " not found on " + ClassUtils.getShortName(targetClass)
+					+ (candidates.isEmpty() ? "" : "; found only " + candidates),
+					"Declare " + name + " with the same parameters as " + method.getName()
+							+ ", or correct the fallback name");
+		}
+		boolean compatible = (method.getReturnType() == void.class) ? fallback.getReturnType() == void.class
+				: ClassUtils.isAssignable(method.getReturnType(), fallback.getReturnType());
+		if (!compatible) {
+			throw new InvalidLockDefinitionException(
+					description + ": fallback method '" + describe(fallback) + "' returns "
+							+ fallback.getReturnType().getSimpleName() + ", not "
+							+ method.getReturnType().getSimpleName(),
+					"Make the fallback return what the method returns");
+		}
+		ReflectionUtils.makeAccessible(fallback);
+		return fallback;
+	}
+
+	private static boolean hasInterface(Class<?> type, String name) {
+		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+			if (candidate.getName().equals(name)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static String[] parameterNames(Method method) {
+		return Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toArray(String[]::new);
+	}
+
+	static String describe(Method method) {
+		return ClassUtils.getShortName(ClassUtils.getUserClass(method.getDeclaringClass())) + "." + method.getName()
+				+ "(" + String.join(", ", parameterNames(method)) + ")";
+	}
+
+}

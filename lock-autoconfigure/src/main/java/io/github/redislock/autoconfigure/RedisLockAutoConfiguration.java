@@ -1,0 +1,39 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.LockSettings;
+import io.github.redislock.core.RedisLockTemplate;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Auto-configuration of the {@link RedisLockTemplate} on the application's
+ * {@link RedisConnectionFactory}.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
+@ConditionalOnClass(RedisConnectionFactory.class)
+@ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedisLockProperties.class)
+public final class RedisLockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(RedisLockTemplate.class)
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
+			ApplicationEventPublisher eventPublisher) {
+		LockSettings settings = new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(),
+				properties.getOnLockLost());
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory, settings);
+		template.setLockLostListener(eventPublisher::publishEvent);
+		return template;
+	}
+
+}

@@ -1,0 +1,187 @@
+package io.github.redislock.core;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+/**
+ * {@link RedisLockTemplate} on one Redis (standalone, Sentinel or Cluster) reached
+ * through a Spring Data {@link RedisConnectionFactory}.
+ * <p>
+ * Each template is one lock owner identity: locks are owned by (template instance,
+ * thread), so two templates in one JVM behave like two application instances. It keeps
+ * the holds of its threads, one pub/sub subscription for release messages, and one
+ * watchdog thread; {@link #destroy()} stops them.
+ */
+public class DefaultRedisLockTemplate implements RedisLockTemplate, DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final LockSettings settings;
+
+	private final LockKeys keys;
+
+	private final LockCommands commands;
+
+	private final HoldRegistry holds = new HoldRegistry();
+
+	private final ReleaseSignals signals;
+
+	private final WatchdogRenewer watchdog;
+
+	private volatile LockLostListener lockLostListener = (event) -> {
+	};
+
+	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, LockSettings.DEFAULTS);
+	}
+
+	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory, LockSettings settings) {
+		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
+		Assert.notNull(settings, "'settings' must not be null");
+		this.settings = settings;
+		this.keys = new LockKeys(settings.keyPrefix());
+		this.commands = new LockCommands(connectionFactory, this.keys);
+		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel());
+		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(), this::lost);
+	}
+
+	/**
+	 * Set the listener told about every lost lock.
+	 * @param lockLostListener the listener
+	 */
+	public void setLockLostListener(LockLostListener lockLostListener) {
+		Assert.notNull(lockLostListener, "'lockLostListener' must not be null");
+		this.lockLostListener = lockLostListener;
+	}
+
+	@Override
+	public RedisLock getLock(String name) {
+		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name));
+	}
+
+	@Override
+	public <T extends @Nullable Object> T execute(String name, Duration waitTime, @Nullable Duration leaseTime,
+			LockCallback<T> action) {
+		Assert.notNull(action, "'action' must not be null");
+		RedisLock lock = getLock(name);
+		if (!lock.tryLock(waitTime, leaseTime)) {
+			throw new LockAcquisitionException(name, waitTime);
+		}
+		T result;
+		try {
+			result = action.doWithLock();
+		}
+		catch (RuntimeException | Error ex) {
+			unlockAfterFailure(lock, ex);
+			throw ex;
+		}
+		catch (Exception ex) {
+			unlockAfterFailure(lock, ex);
+			throw new UndeclaredThrowableException(ex, "Lock callback for '" + name + "' threw " + ex);
+		}
+		lock.unlock();
+		return result;
+	}
+
+	/**
+	 * Release after the work failed: the work's failure is what the caller sees, a
+	 * failing release is attached to it.
+	 * @param lock the lock held by the current thread
+	 * @param failure what the work threw
+	 */
+	public static void unlockAfterFailure(RedisLock lock, Throwable failure) {
+		try {
+			lock.unlock();
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	@Override
+	public void destroy() throws Exception {
+		this.watchdog.close();
+		this.signals.close();
+	}
+
+	/**
+	 * Return the settings this template runs with.
+	 * @return the settings
+	 */
+	public LockSettings getSettings() {
+		return this.settings;
+	}
+
+	/**
+	 * Return how many lock holds threads of this template have now.
+	 * @return the number of holds
+	 */
+	public int getActiveHoldCount() {
+		return this.holds.size();
+	}
+
+	// The engine's parts, for the lock types of this package.
+
+	static long currentThreadId() {
+		return Thread.currentThread().getId();
+	}
+
+	String ownerId(long threadId) {
+		return this.instanceId + ":" + threadId;
+	}
+
+	long leaseMillis() {
+		return this.settings.leaseTime().toMillis();
+	}
+
+	HoldRegistry holds() {
+		return this.holds;
+	}
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
+	ReleaseSignals signals() {
+		return this.signals;
+	}
+
+	/**
+	 * The last hold of a lock was released, and Redis no longer had it as ours.
+	 */
+	void released(LockHold hold, String reason) {
+		lost(hold, reason);
+		LockLostException exception = new LockLostException(hold.name(), hold.token(), hold.lostReason());
+		if (this.settings.onLockLost() == OnLockLost.THROW) {
+			throw exception;
+		}
+		logger.warn(exception.getMessage());
+	}
+
+	private void lost(LockHold hold, String reason) {
+		if (!hold.markLost(reason)) {
+			return;
+		}
+		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
+				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
+		try {
+			this.lockLostListener.lockLost(new LockLostEvent(this, hold.name(), hold.token()));
+		}
+		catch (RuntimeException ex) {
+			logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
+		}
+	}
+
+}

@@ -1,0 +1,50 @@
+package io.github.redislock.core;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The holds this instance has, keyed by lock key and thread.
+ */
+final class HoldRegistry {
+
+	private final ConcurrentHashMap<HoldKey, LockHold> holds = new ConcurrentHashMap<>();
+
+	@Nullable LockHold get(String lockKey, long threadId) {
+		return this.holds.get(new HoldKey(lockKey, threadId));
+	}
+
+	void add(LockHold hold) {
+		this.holds.put(new HoldKey(hold.key(), hold.threadId()), hold);
+	}
+
+	void remove(LockHold hold) {
+		this.holds.remove(new HoldKey(hold.key(), hold.threadId()), hold);
+	}
+
+	Collection<LockHold> all() {
+		return this.holds.values();
+	}
+
+	List<LockHold> watchdogHolds() {
+		List<LockHold> result = new ArrayList<>();
+		for (LockHold hold : this.holds.values()) {
+			if (hold.watchdog()) {
+				result.add(hold);
+			}
+		}
+		return result;
+	}
+
+	int size() {
+		return this.holds.size();
+	}
+
+	private record HoldKey(String lockKey, long threadId) {
+	}
+
+}

@@ -1,0 +1,129 @@
+package io.github.redislock.core;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One thread's hold on one lock, as this instance knows it: hold count, fencing token,
+ * and the local deadline after which the lease may have run out.
+ * <p>
+ * The deadline runs on the monotonic clock from the moment the acquire (or the last
+ * successful renewal) was <em>sent</em>, so it never ends later than the lease in Redis.
+ */
+final class LockHold {
+
+	private final String name;
+
+	private final String key;
+
+	private final String owner;
+
+	private final long threadId;
+
+	private final long token;
+
+	private final boolean watchdog;
+
+	private final long acquiredNanos;
+
+	/** Only the owning thread changes it. */
+	private int count = 1;
+
+	private volatile long deadlineNanos;
+
+	private volatile @Nullable String lostReason;
+
+	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
+			long leaseNanos) {
+		this.name = name;
+		this.key = key;
+		this.owner = owner;
+		this.threadId = threadId;
+		this.token = token;
+		this.watchdog = watchdog;
+		this.acquiredNanos = sentNanos;
+		this.deadlineNanos = sentNanos + leaseNanos;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	String key() {
+		return this.key;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	long threadId() {
+		return this.threadId;
+	}
+
+	long token() {
+		return this.token;
+	}
+
+	boolean watchdog() {
+		return this.watchdog;
+	}
+
+	int count() {
+		return this.count;
+	}
+
+	long acquiredNanos() {
+		return this.acquiredNanos;
+	}
+
+	void reenter() {
+		if (!isHeld()) {
+			throw new LockLostException(this.name, this.token, "cannot re-enter, " + lostReason());
+		}
+		this.count++;
+	}
+
+	/**
+	 * Drop one hold.
+	 * @return the holds left
+	 */
+	int exit() {
+		return --this.count;
+	}
+
+	/**
+	 * Whether this instance still believes the lock is held: not found lost, and the
+	 * local deadline not passed.
+	 */
+	boolean isHeld() {
+		return this.lostReason == null && System.nanoTime() - this.deadlineNanos < 0;
+	}
+
+	void renewed(long sentNanos, long leaseNanos) {
+		if (this.lostReason == null) {
+			this.deadlineNanos = sentNanos + leaseNanos;
+		}
+	}
+
+	boolean deadlinePassed() {
+		return System.nanoTime() - this.deadlineNanos >= 0;
+	}
+
+	/**
+	 * Mark the hold lost.
+	 * @return whether this call marked it (false when it was already lost)
+	 */
+	synchronized boolean markLost(String reason) {
+		if (this.lostReason != null) {
+			return false;
+		}
+		this.lostReason = reason;
+		return true;
+	}
+
+	String lostReason() {
+		String reason = this.lostReason;
+		return (reason != null) ? reason : "its lease ran out before a renewal reached Redis";
+	}
+
+}

@@ -1,0 +1,39 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+
+import org.springframework.util.Assert;
+
+/**
+ * Settings of a {@link DefaultRedisLockTemplate}.
+ *
+ * @param keyPrefix prefix of every Redis key and channel the locks use
+ * @param leaseTime lease of locks taken without a fixed lease; the watchdog renews them
+ * every third of it
+ * @param onLockLost what releasing a lost lock does
+ */
+public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost) {
+
+	/**
+	 * Defaults: prefix {@code redislock}, 30 second lease, throw on lost locks.
+	 */
+	public static final LockSettings DEFAULTS = new LockSettings("redislock", Duration.ofSeconds(30), OnLockLost.THROW);
+
+	public LockSettings {
+		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
+		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
+				() -> "'keyPrefix' must not contain '{' or '}' (they set the Cluster hash tag): " + keyPrefix);
+		Assert.notNull(leaseTime, "'leaseTime' must not be null");
+		Assert.isTrue(leaseTime.toMillis() >= 30, () -> "'leaseTime' must be at least 30ms: " + leaseTime);
+		Assert.notNull(onLockLost, "'onLockLost' must not be null");
+	}
+
+	public LockSettings withLeaseTime(Duration leaseTime) {
+		return new LockSettings(this.keyPrefix, leaseTime, this.onLockLost);
+	}
+
+	public LockSettings withOnLockLost(OnLockLost onLockLost) {
+		return new LockSettings(this.keyPrefix, this.leaseTime, onLockLost);
+	}
+
+}

@@ -1,0 +1,18 @@
+package io.github.redislock.core;
+
+/**
+ * What the release of a lock that was lost while held does.
+ */
+public enum OnLockLost {
+
+	/**
+	 * Throw {@link LockLostException} from the release (after the work ran).
+	 */
+	THROW,
+
+	/**
+	 * Log a warning and return normally.
+	 */
+	LOG
+
+}

@@ -1,0 +1,136 @@
+package io.github.redislock.core;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * Renews the leases of all watchdog-held locks of this instance, every third of the
+ * lease, from one thread.
+ * <p>
+ * One tick renews every held lock with one script call per batch of up to
+ * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
+ * per lock. A renewal that finds the lock gone or taken, or a hold whose local deadline
+ * passes before a renewal reached Redis, marks the hold lost.
+ */
+final class WatchdogRenewer implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(WatchdogRenewer.class);
+
+	static final int BATCH_SIZE = 500;
+
+	private final HoldRegistry holds;
+
+	private final LockCommands commands;
+
+	private final long leaseMillis;
+
+	private final BiConsumer<LockHold, String> onLost;
+
+	private final ScheduledExecutorService scheduler;
+
+	private volatile Boolean cluster;
+
+	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost) {
+		this.holds = holds;
+		this.commands = commands;
+		this.leaseMillis = leaseMillis;
+		this.onLost = onLost;
+		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redislock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = Math.max(1, leaseMillis / 3);
+		this.scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	void tick() {
+		try {
+			List<LockHold> due = this.holds.watchdogHolds();
+			if (!due.isEmpty()) {
+				for (List<LockHold> batch : batches(due)) {
+					renew(batch);
+				}
+			}
+			for (LockHold hold : this.holds.all()) {
+				if (hold.deadlinePassed()) {
+					this.onLost.accept(hold, "its lease ran out before a renewal reached Redis");
+				}
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("Lock watchdog tick failed", ex);
+		}
+	}
+
+	private void renew(List<LockHold> batch) {
+		List<String> keys = new ArrayList<>(batch.size());
+		List<String> owners = new ArrayList<>(batch.size());
+		for (LockHold hold : batch) {
+			keys.add(hold.key());
+			owners.add(hold.owner());
+		}
+		long sent = System.nanoTime();
+		boolean[] renewed;
+		try {
+			renewed = this.commands.renew(keys, owners, this.leaseMillis);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew " + batch.size() + " lock(s); retrying on the next tick: " + ex);
+			return;
+		}
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.leaseMillis);
+		for (int i = 0; i < renewed.length; i++) {
+			LockHold hold = batch.get(i);
+			if (renewed[i]) {
+				hold.renewed(sent, leaseNanos);
+			}
+			else if (this.holds.get(hold.key(), hold.threadId()) == hold) {
+				// Still registered, so not simply released while we renewed.
+				this.onLost.accept(hold, "a renewal found it expired, deleted or held by another owner");
+			}
+		}
+	}
+
+	private List<List<LockHold>> batches(List<LockHold> holds) {
+		Map<Integer, List<LockHold>> bySlot = new LinkedHashMap<>();
+		boolean cluster = isCluster();
+		for (LockHold hold : holds) {
+			int slot = cluster ? ClusterSlotHashUtil.calculateSlot(hold.key()) : 0;
+			bySlot.computeIfAbsent(slot, (key) -> new ArrayList<>()).add(hold);
+		}
+		List<List<LockHold>> result = new ArrayList<>();
+		for (List<LockHold> slotHolds : bySlot.values()) {
+			for (int i = 0; i < slotHolds.size(); i += BATCH_SIZE) {
+				result.add(slotHolds.subList(i, Math.min(slotHolds.size(), i + BATCH_SIZE)));
+			}
+		}
+		return result;
+	}
+
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = this.commands.isCluster();
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdownNow();
+	}
+
+}

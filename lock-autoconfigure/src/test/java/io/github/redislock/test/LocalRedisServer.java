@@ -1,0 +1,171 @@
+package io.github.redislock.test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * A {@code redis-server} process on a free loopback port, without persistence, stopped
+ * through its own process handle.
+ */
+public final class LocalRedisServer extends RedisServer {
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path directory;
+
+	private LocalRedisServer(Process process, int port, Path directory) {
+		this.process = process;
+		this.port = port;
+		this.directory = directory;
+	}
+
+	/**
+	 * Start a server; extra {@code redis-server} arguments may follow.
+	 */
+	public static LocalRedisServer start(String... extraArguments) {
+		IOException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int port = freePort();
+			try {
+				LocalRedisServer server = tryStart(port, extraArguments);
+				if (server != null) {
+					return server;
+				}
+			}
+			catch (IOException ex) {
+				last = ex;
+			}
+		}
+		throw new IllegalStateException("Could not start redis-server (" + binary() + "): install it (Debian:"
+				+ " apt-get install -y redis-server), set REDIS_SERVER to its path, or set REDIS_URL", last);
+	}
+
+	private static LocalRedisServer tryStart(int port, String... extraArguments) throws IOException {
+		Path directory = Files.createTempDirectory("redislock-test-redis-");
+		List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
+		command.addAll(List.of(extraArguments));
+		Process process = new ProcessBuilder(command).redirectErrorStream(true)
+			.redirectOutput(directory.resolve("redis.log").toFile())
+			.start();
+		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				// Most often the port was taken between our probe and the start.
+				FileSystemUtils.deleteRecursively(directory);
+				return null;
+			}
+			if (answersPing(port)) {
+				LocalRedisServer server = new LocalRedisServer(process, port, directory);
+				Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+				return server;
+			}
+			sleepBriefly();
+		}
+		process.destroyForcibly();
+		throw new IOException("redis-server did not answer PING on port " + port + " within " + START_TIMEOUT);
+	}
+
+	private static String binary() {
+		String configured = System.getenv("REDIS_SERVER");
+		return (configured != null && !configured.isBlank()) ? configured : "redis-server";
+	}
+
+	static boolean answersPing(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+			socket.setSoTimeout(1000);
+			OutputStream out = socket.getOutputStream();
+			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			return "+PONG".equals(in.readLine());
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void sleepBriefly() {
+		try {
+			Thread.sleep(10);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
+		}
+	}
+
+	@Override
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	@Override
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Return the process id, for tests that signal the server.
+	 */
+	public long pid() {
+		return this.process.pid();
+	}
+
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	@Override
+	protected synchronized void stop() {
+		if (this.process.isAlive()) {
+			this.process.destroy();
+			try {
+				if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
+					this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+				}
+			}
+			catch (InterruptedException ex) {
+				this.process.destroyForcibly();
+				Thread.currentThread().interrupt();
+			}
+		}
+		FileSystemUtils.deleteRecursively(this.directory.toFile());
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server pid " + this.process.pid() + " on port " + this.port;
+	}
+
+}

@@ -1,0 +1,55 @@
+package io.github.redislock.test;
+
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * JUnit extension that gives tests real Redis servers.
+ * <p>
+ * A parameter of type {@link RedisServer} (constructor, lifecycle or test method) gets
+ * the test class's server: the one named by {@code REDIS_URL} when set; else a
+ * {@code redis:7} container when a Docker engine is reachable; else a local
+ * {@code redis-server} process on a free loopback port. A parameter of type
+ * {@link RedisServers} starts any number of further independent local servers. Everything
+ * started is stopped when the test class finishes.
+ */
+public final class RedisExtension implements ParameterResolver {
+
+	private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(RedisExtension.class);
+
+	@Override
+	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		Class<?> type = parameterContext.getParameter().getType();
+		return type == RedisServer.class || type == RedisServers.class;
+	}
+
+	@Override
+	public Object resolveParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
+		ExtensionContext.Store store = classContext(extensionContext).getStore(NAMESPACE);
+		if (parameterContext.getParameter().getType() == RedisServers.class) {
+			return store.computeIfAbsent(RedisServers.class, (key) -> new RedisServers(), RedisServers.class);
+		}
+		return store.computeIfAbsent(RedisServer.class, (key) -> defaultServer(), RedisServer.class);
+	}
+
+	private static ExtensionContext classContext(ExtensionContext context) {
+		ExtensionContext current = context;
+		while (current.getTestMethod().isPresent() && current.getParent().isPresent()) {
+			current = current.getParent().get();
+		}
+		return current;
+	}
+
+	static RedisServer defaultServer() {
+		String url = System.getenv("REDIS_URL");
+		if (url != null && !url.isBlank()) {
+			return new ExternalRedisServer(url);
+		}
+		if (ContainerRedisServer.dockerAvailable()) {
+			return ContainerRedisServer.start();
+		}
+		return LocalRedisServer.start();
+	}
+
+}
