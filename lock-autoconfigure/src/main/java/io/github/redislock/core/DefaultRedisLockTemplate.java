@@ -53,7 +53,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, DisposableBe
 		this.settings = settings;
 		this.keys = new LockKeys(settings.keyPrefix());
 		this.commands = new LockCommands(connectionFactory, this.keys);
-		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel());
+		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(), this::lost);
 	}
 

@@ -120,7 +120,7 @@ final class ExclusiveRedisLock implements RedisLock {
 					}
 					// The script may have run before the interrupt: undo it,
 					// owner-checked.
-					this.template.commands().release(this.key, owner);
+					this.template.commands().release(this.key, owner, this.template.signals().releaseMessage(this.key));
 					if (interruptible) {
 						throw (InterruptedException) new InterruptedException(
 								"Interrupted while acquiring lock '" + this.name + "'")
@@ -195,7 +195,7 @@ final class ExclusiveRedisLock implements RedisLock {
 
 	private long release(String owner) {
 		try {
-			return this.template.commands().release(this.key, owner);
+			return this.template.commands().release(this.key, owner, this.template.signals().releaseMessage(this.key));
 		}
 		catch (RuntimeException ex) {
 			if (!interruptedDuring(ex)) {
@@ -203,7 +203,8 @@ final class ExclusiveRedisLock implements RedisLock {
 			}
 			// An interrupt must not leave the lock behind for the rest of its lease.
 			try {
-				return this.template.commands().release(this.key, owner);
+				return this.template.commands()
+					.release(this.key, owner, this.template.signals().releaseMessage(this.key));
 			}
 			finally {
 				Thread.currentThread().interrupt();
@@ -262,7 +263,10 @@ final class ExclusiveRedisLock implements RedisLock {
 
 	@Override
 	public boolean forceUnlock() {
-		return this.template.commands().forceUnlock(this.key);
+		boolean deleted = this.template.commands()
+			.forceUnlock(this.key, this.template.signals().releaseMessage(this.key));
+		this.template.signals().signal(this.key);
+		return deleted;
 	}
 
 	@Override

@@ -59,15 +59,16 @@ final class LockCommands {
 	}
 
 	/**
-	 * Release the lock if {@code owner} holds it.
+	 * Release the lock if {@code owner} holds it; {@code message} goes to the release
+	 * channel when someone waits.
 	 * @return 1 released, 0 no lock there, -1 held by another owner (left untouched)
 	 */
-	long release(String lockKey, String owner) {
-		return nonNull(this.redis.execute(RELEASE, List.of(lockKey), owner, this.keys.channel(), lockKey), "release");
+	long release(String lockKey, String owner, String message) {
+		return nonNull(this.redis.execute(RELEASE, List.of(lockKey), owner, this.keys.channel(), message), "release");
 	}
 
-	boolean forceUnlock(String lockKey) {
-		return nonNull(this.redis.execute(FORCE_UNLOCK, List.of(lockKey), this.keys.channel(), lockKey),
+	boolean forceUnlock(String lockKey, String message) {
+		return nonNull(this.redis.execute(FORCE_UNLOCK, List.of(lockKey), this.keys.channel(), message),
 				"force-unlock") == 1;
 	}
 

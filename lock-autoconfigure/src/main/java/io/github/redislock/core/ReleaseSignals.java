@@ -21,10 +21,12 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * Wakes the threads of this instance that wait for a lock when it is released.
  * <p>
  * All locks share one Redis channel and this instance listens on one pub/sub connection,
- * opened when a thread first has to wait. A release message wakes only the longest
- * waiting thread of this instance for that lock, so a crowd of waiters does not rush
- * Redis for one released lock; the others stay parked until the next release. A waiter
- * that leaves without using its wake-up hands it to the next one.
+ * opened when a thread first has to wait. A release by this instance wakes its own
+ * waiters directly; the message (releasing instance id, space, lock key) wakes the
+ * others. A release message wakes only the longest waiting thread of this instance for
+ * that lock, so a crowd of waiters does not rush Redis for one released lock; the others
+ * stay parked until the next release. A waiter that leaves without using its wake-up
+ * hands it to the next one.
  */
 final class ReleaseSignals implements AutoCloseable {
 
@@ -46,9 +48,12 @@ final class ReleaseSignals implements AutoCloseable {
 
 	private volatile long retryAfterNanos = System.nanoTime();
 
-	ReleaseSignals(RedisConnectionFactory connectionFactory, String channel) {
+	private final String instanceId;
+
+	ReleaseSignals(RedisConnectionFactory connectionFactory, String channel, String instanceId) {
 		this.connectionFactory = connectionFactory;
 		this.channel = channel;
+		this.instanceId = instanceId;
 	}
 
 	/**
@@ -85,6 +90,29 @@ final class ReleaseSignals implements AutoCloseable {
 		Deque<Waiter> queue = this.waiters.get(lockKey);
 		if (queue != null) {
 			wake(queue.peekFirst());
+		}
+	}
+
+	int waiterCount() {
+		int count = 0;
+		for (Deque<Waiter> queue : this.waiters.values()) {
+			count += queue.size();
+		}
+		return count;
+	}
+
+	/**
+	 * Return the message that announces the release of a lock by this instance.
+	 */
+	String releaseMessage(String lockKey) {
+		return this.instanceId + " " + lockKey;
+	}
+
+	private void onMessage(String message) {
+		int space = message.indexOf(' ');
+		// Our own releases already woke our waiters directly.
+		if (space > 0 && !message.regionMatches(0, this.instanceId, 0, space)) {
+			signal(message.substring(space + 1));
 		}
 	}
 
@@ -131,7 +159,7 @@ final class ReleaseSignals implements AutoCloseable {
 		// The listener only releases a semaphore: run it on the connection's thread.
 		container.setTaskExecutor(new SyncTaskExecutor());
 		container.addMessageListener(
-				(message, pattern) -> signal(new String(message.getBody(), StandardCharsets.UTF_8)),
+				(message, pattern) -> onMessage(new String(message.getBody(), StandardCharsets.UTF_8)),
 				new ChannelTopic(this.channel));
 		container.afterPropertiesSet();
 		try {
