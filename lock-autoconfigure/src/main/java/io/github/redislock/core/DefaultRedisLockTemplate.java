@@ -10,6 +10,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.util.Assert;
 
@@ -20,9 +21,10 @@ import org.springframework.util.Assert;
  * Each template is one lock owner identity: locks are owned by (template instance,
  * thread), so two templates in one JVM behave like two application instances. It keeps
  * the holds of its threads, one pub/sub subscription for release messages, and one
- * watchdog thread; {@link #destroy()} stops them.
+ * watchdog thread. As a {@link SmartLifecycle} it closes the subscription before the
+ * connection factory it depends on stops; {@link #destroy()} stops the watchdog.
  */
-public class DefaultRedisLockTemplate implements RedisLockTemplate, DisposableBean {
+public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecycle, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
 
@@ -39,6 +41,8 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, DisposableBe
 	private final ReleaseSignals signals;
 
 	private final WatchdogRenewer watchdog;
+
+	private volatile boolean running;
 
 	private volatile LockLostListener lockLostListener = (event) -> {
 	};
@@ -108,6 +112,25 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, DisposableBe
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
 		}
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * Close the pub/sub subscription; a later wait opens it again.
+	 */
+	@Override
+	public void stop() {
+		this.signals.unsubscribe();
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
 	}
 
 	@Override

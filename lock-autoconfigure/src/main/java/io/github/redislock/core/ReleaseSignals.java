@@ -179,13 +179,30 @@ final class ReleaseSignals implements AutoCloseable {
 		}
 	}
 
-	@Override
-	public void close() throws Exception {
-		this.closed = true;
-		RedisMessageListenerContainer container = this.container;
-		if (container != null) {
-			container.destroy();
+	/**
+	 * Close the subscription; the next thread that has to wait opens a new one.
+	 */
+	void unsubscribe() {
+		this.subscribeLock.lock();
+		try {
+			RedisMessageListenerContainer container = this.container;
+			this.container = null;
+			if (container != null) {
+				container.destroy();
+			}
 		}
+		catch (Exception ex) {
+			logger.debug("Could not close the lock release subscription", ex);
+		}
+		finally {
+			this.subscribeLock.unlock();
+		}
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		unsubscribe();
 	}
 
 	/**
