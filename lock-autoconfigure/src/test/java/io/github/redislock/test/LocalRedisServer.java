@@ -42,11 +42,18 @@ public final class LocalRedisServer extends RedisServer {
 	 * Start a server; extra {@code redis-server} arguments may follow.
 	 */
 	public static LocalRedisServer start(String... extraArguments) {
+		return startProgram(RedisBinary.path(), extraArguments);
+	}
+
+	/**
+	 * Start a server from the given {@code redis-server} program.
+	 */
+	public static LocalRedisServer startProgram(String binary, String... extraArguments) {
 		IOException last = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
 			int port = freePort();
 			try {
-				LocalRedisServer server = tryStart(port, extraArguments);
+				LocalRedisServer server = tryStart(binary, port, extraArguments);
 				if (server != null) {
 					return server;
 				}
@@ -55,14 +62,14 @@ public final class LocalRedisServer extends RedisServer {
 				last = ex;
 			}
 		}
-		throw new IllegalStateException("Could not start redis-server (" + binary() + "): install it (Debian:"
+		throw new IllegalStateException("Could not start redis-server (" + binary + "): install it (Debian:"
 				+ " apt-get install -y redis-server), set REDIS_SERVER to its path, or set REDIS_URL", last);
 	}
 
-	private static LocalRedisServer tryStart(int port, String... extraArguments) throws IOException {
+	private static LocalRedisServer tryStart(String binary, int port, String... extraArguments) throws IOException {
 		Path directory = Files.createTempDirectory("redislock-test-redis-");
-		List<String> command = new ArrayList<>(List.of(binary(), "--port", Integer.toString(port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
+		List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
 		command.addAll(List.of(extraArguments));
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(directory.resolve("redis.log").toFile())
@@ -83,11 +90,6 @@ public final class LocalRedisServer extends RedisServer {
 		}
 		process.destroyForcibly();
 		throw new IOException("redis-server did not answer PING on port " + port + " within " + START_TIMEOUT);
-	}
-
-	private static String binary() {
-		String configured = System.getenv("REDIS_SERVER");
-		return (configured != null && !configured.isBlank()) ? configured : "redis-server";
 	}
 
 	static boolean answersPing(int port) {
