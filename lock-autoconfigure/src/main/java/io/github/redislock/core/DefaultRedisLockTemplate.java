@@ -36,6 +36,8 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	private final LockCommands commands;
 
+	private final ReadWriteLockCommands readWriteCommands;
+
 	private final HoldRegistry holds = new HoldRegistry();
 
 	private final ReleaseSignals signals;
@@ -57,6 +59,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		this.settings = settings;
 		this.keys = new LockKeys(settings.keyPrefix());
 		this.commands = new LockCommands(connectionFactory, this.keys);
+		this.readWriteCommands = new ReadWriteLockCommands(this.commands.redis(), this.keys.channel());
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(), this::lost);
 	}
@@ -73,6 +76,11 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	@Override
 	public RedisLock getLock(String name) {
 		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name));
+	}
+
+	@Override
+	public RedisReadWriteLock getReadWriteLock(String name) {
+		return new DefaultRedisReadWriteLock(this, name, this.keys.readWriteKeys(name));
 	}
 
 	@Override
@@ -175,6 +183,10 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	LockCommands commands() {
 		return this.commands;
+	}
+
+	ReadWriteLockCommands readWriteCommands() {
+		return this.readWriteCommands;
 	}
 
 	ReleaseSignals signals() {

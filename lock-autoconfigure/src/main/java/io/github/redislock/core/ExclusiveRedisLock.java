@@ -1,233 +1,25 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-
-import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.Assert;
 
 /**
  * Reentrant exclusive {@link RedisLock}: a Redis hash naming the owning instance and
- * thread, with the lease as its expiry.
- * <p>
- * Acquiring and releasing are one script call each; re-entry by the holding thread is
- * counted locally and costs no round trip, so a command re-sent after a reconnect can
- * never count a hold twice. A thread that finds the lock taken parks until a release
- * message wakes it, or until the holder's lease would have run out.
+ * thread ({@code owner}) and the fencing token, with the lease as its expiry.
  */
-final class ExclusiveRedisLock implements RedisLock {
-
-	private final DefaultRedisLockTemplate template;
-
-	private final String name;
-
-	private final String key;
+final class ExclusiveRedisLock extends AbstractRedisLock {
 
 	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key) {
-		this.template = template;
-		this.name = name;
-		this.key = key;
+		super(template, name, key, key);
 	}
 
 	@Override
-	public void lock() {
-		boolean interrupted = false;
-		while (true) {
-			try {
-				acquire(-1, null, false);
-				break;
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
+	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait);
 	}
 
 	@Override
-	public void lockInterruptibly() throws InterruptedException {
-		acquire(-1, null, true);
-	}
-
-	@Override
-	public boolean tryLock() {
-		try {
-			return acquire(0, null, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
-
-	@Override
-	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-		return acquire(Math.max(0, unit.toNanos(time)), null, true);
-	}
-
-	@Override
-	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) {
-		Assert.notNull(waitTime, "'waitTime' must not be null");
-		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
-		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
-		try {
-			return acquire(waitTime.toNanos(), leaseTime, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
-
-	/**
-	 * @param waitNanos how long to wait, negative for as long as it takes
-	 */
-	private boolean acquire(long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
-			throws InterruptedException {
-		long threadId = DefaultRedisLockTemplate.currentThreadId();
-		LockHold held = this.template.holds().get(this.key, threadId);
-		if (held != null) {
-			held.reenter();
-			LockContext.entered(held);
-			return true;
-		}
-		if (interruptible && Thread.interrupted()) {
-			throw new InterruptedException();
-		}
-		String owner = this.template.ownerId(threadId);
-		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.template.leaseMillis();
-		long start = System.nanoTime();
-		ReleaseSignals signals = this.template.signals();
-		ReleaseSignals.Waiter waiter = null;
-		boolean acquired = false;
-		boolean interrupted = false;
-		try {
-			while (true) {
-				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-				long sent = System.nanoTime();
-				long result;
-				try {
-					result = this.template.commands()
-						.acquire(this.key, owner, leaseMillis, remaining > 0, signals.hasWaiters(this.key, waiter));
-				}
-				catch (RuntimeException ex) {
-					if (!interruptedDuring(ex)) {
-						throw ex;
-					}
-					// The script may have run before the interrupt: undo it,
-					// owner-checked.
-					this.template.commands().release(this.key, owner, this.template.signals().releaseMessage(this.key));
-					if (interruptible) {
-						throw (InterruptedException) new InterruptedException(
-								"Interrupted while acquiring lock '" + this.name + "'")
-							.initCause(ex);
-					}
-					interrupted = true;
-					continue;
-				}
-				if (result > 0) {
-					LockHold hold = new LockHold(this.name, this.key, owner, threadId, result, leaseTime == null, sent,
-							TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-					this.template.holds().add(hold);
-					LockContext.entered(hold);
-					acquired = true;
-					return true;
-				}
-				remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-				if (remaining <= 0) {
-					return false;
-				}
-				if (waiter == null) {
-					// Registered only now, so retry at once: a release between our
-					// attempt
-					// and the registration would otherwise go unnoticed.
-					waiter = signals.register(this.key);
-					continue;
-				}
-				long holderLease = TimeUnit.MILLISECONDS.toNanos(-result);
-				try {
-					waiter.await(Math.min(remaining, holderLease));
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						throw ex;
-					}
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (waiter != null) {
-				signals.unregister(this.key, waiter, acquired);
-			}
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	@Override
-	public void unlock() {
-		long threadId = DefaultRedisLockTemplate.currentThreadId();
-		LockHold hold = this.template.holds().get(this.key, threadId);
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread ("
-					+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
-		}
-		LockContext.exited(hold);
-		if (hold.exit() > 0) {
-			return;
-		}
-		this.template.holds().remove(hold);
-		long result = release(hold.owner());
-		this.template.signals().signal(this.key);
-		if (result == 1) {
-			// Our owner id was on the lock all along: nobody else can have held it.
-			return;
-		}
-		this.template.released(hold,
-				(result == 0) ? "it had expired or was deleted when released" : "another owner held it when released");
-	}
-
-	private long release(String owner) {
-		try {
-			return this.template.commands().release(this.key, owner, this.template.signals().releaseMessage(this.key));
-		}
-		catch (RuntimeException ex) {
-			if (!interruptedDuring(ex)) {
-				throw ex;
-			}
-			// An interrupt must not leave the lock behind for the rest of its lease.
-			try {
-				return this.template.commands()
-					.release(this.key, owner, this.template.signals().releaseMessage(this.key));
-			}
-			finally {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Whether a Redis call failed because the calling thread was interrupted; clears the
-	 * interrupt status so that the caller can still talk to Redis.
-	 */
-	private static boolean interruptedDuring(RuntimeException ex) {
-		boolean interrupted = Thread.interrupted();
-		for (Throwable cause = ex; cause != null && !interrupted; cause = cause.getCause()) {
-			interrupted = cause instanceof InterruptedException
-					|| cause.getClass().getSimpleName().equals("RedisCommandInterruptedException");
-		}
-		return interrupted;
-	}
-
-	@Override
-	public Condition newCondition() {
-		throw new UnsupportedOperationException("Distributed locks do not support conditions");
+	long tryRelease(String owner) {
+		return this.template.commands().release(this.key, owner, releaseMessage());
 	}
 
 	@Override
@@ -236,47 +28,15 @@ final class ExclusiveRedisLock implements RedisLock {
 	}
 
 	@Override
-	public boolean isHeldByCurrentThread() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return hold != null && hold.isHeld();
-	}
-
-	@Override
-	public int getHoldCount() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return (hold != null) ? hold.count() : 0;
-	}
-
-	@Override
 	public Duration remainingLease() {
 		return this.template.commands().remainingLease(this.key);
 	}
 
 	@Override
-	public long fencingToken() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread");
-		}
-		return hold.token();
-	}
-
-	@Override
 	public boolean forceUnlock() {
-		boolean deleted = this.template.commands()
-			.forceUnlock(this.key, this.template.signals().releaseMessage(this.key));
-		this.template.signals().signal(this.key);
+		boolean deleted = this.template.commands().forceUnlock(this.key, releaseMessage());
+		this.template.signals().signal(this.signalKey);
 		return deleted;
-	}
-
-	@Override
-	public String getName() {
-		return this.name;
-	}
-
-	@Override
-	public String toString() {
-		return "RedisLock '" + this.name + "'";
 	}
 
 }

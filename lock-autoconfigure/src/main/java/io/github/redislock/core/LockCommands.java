@@ -52,9 +52,9 @@ final class LockCommands {
 	 * lease in milliseconds
 	 */
 	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-		long retention = Math.max(2 * leaseMillis, MIN_FENCE_RETENTION_MS);
 		Long result = this.redis.execute(ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), owner,
-				Long.toString(leaseMillis), Long.toString(retention), flag(willWait), flag(othersWait));
+				Long.toString(leaseMillis), Long.toString(fenceRetention(leaseMillis)), flag(willWait),
+				flag(othersWait));
 		return nonNull(result, "acquire");
 	}
 
@@ -73,7 +73,8 @@ final class LockCommands {
 	}
 
 	/**
-	 * Renew many leases in one script; all keys must lie in one Cluster slot.
+	 * Renew many holds in one script (lock hashes, write sides, readers sets); all keys
+	 * must lie in one Cluster slot.
 	 * @return per key whether it was still ours and is renewed
 	 */
 	boolean[] renew(List<String> lockKeys, List<String> owners, long leaseMillis) {
@@ -104,7 +105,15 @@ final class LockCommands {
 		return Boolean.TRUE.equals(this.redis.execute(isCluster));
 	}
 
-	private static String flag(boolean value) {
+	static long fenceRetention(long leaseMillis) {
+		return Math.max(2 * leaseMillis, MIN_FENCE_RETENTION_MS);
+	}
+
+	StringRedisTemplate redis() {
+		return this.redis;
+	}
+
+	static String flag(boolean value) {
 		return value ? "1" : "0";
 	}
 

@@ -14,7 +14,14 @@ import org.springframework.util.Assert;
  * <li>channel {@code P:released} — carries the lock key on each release that someone
  * waits for.</li>
  * </ul>
- * Both keys carry the hash tag {@code {N}}, so every script touches one Cluster slot.
+ * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
+ * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
+ * owner id → that reader's lease deadline in Redis server milliseconds),
+ * {@code P:{N}:queued} (owner of a waiting writer, for a lease), {@code P:{N}:waiters}
+ * (present while someone waits) and the same {@code P:{N}:fence}.
+ * <p>
+ * Every key of a name carries the hash tag {@code {N}}, so every script touches one
+ * Cluster slot.
  */
 final class LockKeys {
 
@@ -43,6 +50,18 @@ final class LockKeys {
 
 	String fenceKey(String lockKey) {
 		return lockKey + ":fence";
+	}
+
+	ReadWriteKeys readWriteKeys(String name) {
+		String base = lockKey(name);
+		return new ReadWriteKeys(base + ":write", base + ":read", base + ":queued", base + ":waiters", fenceKey(base));
+	}
+
+	/**
+	 * The keys of one read-write lock.
+	 */
+	record ReadWriteKeys(String write, String readers, String queued, String waiters, String fence) {
+
 	}
 
 	String channel() {

@@ -22,6 +22,15 @@ public interface RedisLockTemplate {
 	RedisLock getLock(String name);
 
 	/**
+	 * Return the read-write lock of the given name: shared readers or one writer, both
+	 * sides reentrant and owned by the calling thread. Its keys differ from those of
+	 * {@link #getLock(String) the exclusive lock} of the same name.
+	 * @param name the full lock name
+	 * @return the read-write lock
+	 */
+	RedisReadWriteLock getReadWriteLock(String name);
+
+	/**
 	 * Run {@code action} while holding the named lock.
 	 * @param <T> the result type
 	 * @param name the full lock name

@@ -1,13 +1,32 @@
--- Renew the leases of many locks at once (the watchdog's tick). All KEYS share one slot.
--- KEYS[i] lock hash; ARGV[1] lease ms, ARGV[i + 1] owner id of KEYS[i]
--- Returns a list: 1 where the lease was renewed, 0 where the lock is gone or not ours.
+-- Renew the leases of many holds at once (the watchdog's tick). All KEYS share one slot.
+-- KEYS[i] a lock hash (exclusive lock, or write side) or a readers zset (read side)
+-- ARGV[1] lease ms, ARGV[i + 1] owner id of KEYS[i]
+-- Returns a list: 1 where the lease was renewed, 0 where the hold is gone or not ours.
+local lease = tonumber(ARGV[1])
+local nowMs = nil
 local result = {}
 for i, key in ipairs(KEYS) do
-  if redis.call('HGET', key, 'owner') == ARGV[i + 1] then
-    redis.call('PEXPIRE', key, ARGV[1])
-    result[i] = 1
-  else
-    result[i] = 0
+  local owner = ARGV[i + 1]
+  result[i] = 0
+  local kind = redis.call('TYPE', key)['ok']
+  if kind == 'hash' then
+    if redis.call('HGET', key, 'owner') == owner then
+      redis.call('PEXPIRE', key, lease)
+      result[i] = 1
+    end
+  elseif kind == 'zset' then
+    if nowMs == nil then
+      local time = redis.call('TIME')
+      nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    end
+    local deadline = redis.call('ZSCORE', key, owner)
+    if deadline and tonumber(deadline) > nowMs then
+      redis.call('ZADD', key, 'XX', nowMs + lease, owner)
+      if redis.call('PTTL', key) < lease then
+        redis.call('PEXPIRE', key, lease)
+      end
+      result[i] = 1
+    end
   end
 end
 return result

@@ -8,6 +8,7 @@ import io.github.redislock.core.LockCallback;
 import io.github.redislock.core.OnLockLost;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -101,6 +102,11 @@ class RedisLockAutoConfigurationTests {
 
 		@Override
 		public RedisLock getLock(String name) {
+			throw new UnsupportedOperationException();
+		}
+
+		@Override
+		public RedisReadWriteLock getReadWriteLock(String name) {
 			throw new UnsupportedOperationException();
 		}
 

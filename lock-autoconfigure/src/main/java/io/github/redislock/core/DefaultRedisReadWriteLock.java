@@ -1,0 +1,155 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+
+import io.github.redislock.core.LockKeys.ReadWriteKeys;
+
+/**
+ * {@link RedisReadWriteLock} across processes, like
+ * {@link java.util.concurrent.locks.ReentrantReadWriteLock}: any number of readers on any
+ * instances, or one writer.
+ * <p>
+ * Each reader's hold is its own entry with its own lease deadline, so one reader's
+ * release or expiry never removes another's, and a crashed reader stops blocking writers
+ * when its own lease runs out. Both sides are reentrant; the write owner may also take
+ * the read lock (downgrade: take read, then release write). Taking the write lock while
+ * holding the read lock would wait on itself and fails at once with
+ * {@link IllegalStateException}.
+ * <p>
+ * Fairness: writers are preferred. A writer that has to wait leaves a marker for (at
+ * most) one lease, and new readers queue behind it while it is there; readers that
+ * already hold keep their holds and release normally. So a steady stream of readers
+ * cannot starve a writer. The trade-off: while a writer waits, new readers wait too, even
+ * though the lock is only held for reading.
+ */
+final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
+
+	private final ReadSide readLock;
+
+	private final WriteSide writeLock;
+
+	DefaultRedisReadWriteLock(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
+		this.readLock = new ReadSide(template, name, keys);
+		this.writeLock = new WriteSide(template, name, keys);
+	}
+
+	@Override
+	public RedisLock readLock() {
+		return this.readLock;
+	}
+
+	@Override
+	public RedisLock writeLock() {
+		return this.writeLock;
+	}
+
+	/**
+	 * The read side: held in the readers set, shared with other readers.
+	 */
+	static final class ReadSide extends AbstractRedisLock {
+
+		private final ReadWriteKeys keys;
+
+		ReadSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
+			super(template, name, keys.readers(), keys.write());
+			this.keys = keys;
+		}
+
+		@Override
+		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+			return this.template.readWriteCommands()
+				.acquire(this.keys, false, owner, leaseMillis, willWait, othersWait);
+		}
+
+		@Override
+		long tryRelease(String owner) {
+			return this.template.readWriteCommands().release(this.keys, false, owner, releaseMessage());
+		}
+
+		@Override
+		boolean sharesWithWaiters() {
+			return true;
+		}
+
+		@Override
+		public boolean isLocked() {
+			return !remainingLease().isZero();
+		}
+
+		/**
+		 * Return how long the readers still hold the lock: the lease left of the reader
+		 * whose lease ends last.
+		 */
+		@Override
+		public Duration remainingLease() {
+			return this.template.readWriteCommands().readersLease(this.keys);
+		}
+
+		/**
+		 * Delete every reader's hold; the readers find their holds lost.
+		 */
+		@Override
+		public boolean forceUnlock() {
+			boolean deleted = this.template.commands().forceUnlock(this.keys.readers(), releaseMessage());
+			this.template.signals().signal(this.signalKey);
+			return deleted;
+		}
+
+	}
+
+	/**
+	 * The write side: exclusive, in the writer hash.
+	 */
+	static final class WriteSide extends AbstractRedisLock {
+
+		private final ReadWriteKeys keys;
+
+		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
+			super(template, name, keys.write(), keys.write());
+			this.keys = keys;
+		}
+
+		@Override
+		void checkAcquire(long threadId) {
+			if (this.template.holds().get(this.keys.readers(), threadId) != null) {
+				throw new IllegalStateException("The current thread holds the read lock of '" + this.name
+						+ "' and asks for its write lock, which would wait on itself: release the read lock first"
+						+ " (upgrading is not supported; downgrading, write then read, is)");
+			}
+		}
+
+		@Override
+		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+			return this.template.readWriteCommands().acquire(this.keys, true, owner, leaseMillis, willWait, othersWait);
+		}
+
+		@Override
+		long tryRelease(String owner) {
+			return this.template.readWriteCommands().release(this.keys, true, owner, releaseMessage());
+		}
+
+		@Override
+		void gaveUp(String owner) {
+			this.template.readWriteCommands().writerGaveUp(this.keys, owner, releaseMessage());
+		}
+
+		@Override
+		public boolean isLocked() {
+			return this.template.commands().exists(this.keys.write());
+		}
+
+		@Override
+		public Duration remainingLease() {
+			return this.template.commands().remainingLease(this.keys.write());
+		}
+
+		@Override
+		public boolean forceUnlock() {
+			boolean deleted = this.template.commands().forceUnlock(this.keys.write(), releaseMessage());
+			this.template.signals().signal(this.signalKey);
+			return deleted;
+		}
+
+	}
+
+}

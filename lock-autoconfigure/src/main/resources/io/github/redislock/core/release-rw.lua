@@ -1,0 +1,33 @@
+-- Release the read or write side of a read-write lock if the caller holds it.
+-- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag
+-- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w'
+-- Returns 1 when released, 0 when the hold was gone (expired or deleted), -1 when another
+-- owner holds the write side (then it is left untouched).
+if ARGV[4] == 'w' then
+  local writer = redis.call('HGET', KEYS[1], 'owner')
+  if writer ~= ARGV[1] then
+    if writer then
+      return -1
+    end
+    return 0
+  end
+  redis.call('DEL', KEYS[1])
+else
+  local time = redis.call('TIME')
+  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local deadline = redis.call('ZSCORE', KEYS[2], ARGV[1])
+  -- Only our own entry goes: other readers keep theirs.
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
+  if not deadline or tonumber(deadline) <= nowMs then
+    return 0
+  end
+  if redis.call('ZCARD', KEYS[2]) > 0 then
+    -- Other readers remain: nobody waiting can get in yet.
+    return 1
+  end
+end
+if redis.call('DEL', KEYS[3]) == 1 then
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+end
+return 1
