@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisTarget;
 
 /**
  * Creates lock templates on their own connection factories — each one like a separate
@@ -12,11 +12,11 @@ import io.github.redislock.test.RedisServer;
  */
 final class LockTemplates implements AutoCloseable {
 
-	private final RedisServer redis;
+	private final RedisTarget redis;
 
 	private final List<DefaultRedisLockTemplate> templates = new ArrayList<>();
 
-	LockTemplates(RedisServer redis) {
+	LockTemplates(RedisTarget redis) {
 		this.redis = redis;
 	}
 

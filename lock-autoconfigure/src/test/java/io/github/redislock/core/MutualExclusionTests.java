@@ -11,12 +11,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.test.RedisExtension;
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisMode;
+import io.github.redislock.test.RedisTarget;
+import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,11 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * overlap.
  */
 @ExtendWith(RedisExtension.class)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 class MutualExclusionTests {
 
 	private final LockTemplates templates;
 
-	private final String name = "exclusion-" + UUID.randomUUID();
+	private final String name;
 
 	/** Deliberately not atomic: a lost update shows a broken lock. */
 	private int counter;
@@ -39,8 +45,10 @@ class MutualExclusionTests {
 
 	private final AtomicInteger overlaps = new AtomicInteger();
 
-	MutualExclusionTests(RedisServer redis) {
+	MutualExclusionTests(RedisMode mode, RedisTargets targets) {
+		RedisTarget redis = targets.get(mode);
 		this.templates = new LockTemplates(redis);
+		this.name = redis.lockName("exclusion-" + UUID.randomUUID());
 	}
 
 	@AfterEach

@@ -12,10 +12,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.github.redislock.test.RedisExtension;
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.RedisMode;
+import io.github.redislock.test.RedisTarget;
+import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -26,12 +30,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * Behaviour of one exclusive lock against a real Redis.
+ * Behaviour of one exclusive lock against a real Redis server and a real Redis Cluster.
  */
 @ExtendWith(RedisExtension.class)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
 class RedisLockTests {
-
-	private final RedisServer redis;
 
 	private final LockTemplates templates;
 
@@ -39,12 +43,13 @@ class RedisLockTests {
 
 	private final ExecutorService otherThread = Executors.newSingleThreadExecutor();
 
-	private final String name = "test-" + UUID.randomUUID();
+	private final String name;
 
-	RedisLockTests(RedisServer redis) {
-		this.redis = redis;
+	RedisLockTests(RedisMode mode, RedisTargets targets) {
+		RedisTarget redis = targets.get(mode);
 		this.templates = new LockTemplates(redis);
 		this.raw = redis.template();
+		this.name = redis.lockName("test-" + UUID.randomUUID());
 	}
 
 	@AfterEach

@@ -4,6 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.RedisExtension;
@@ -13,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What each operation costs in Redis commands, counted by the server itself.
@@ -90,6 +95,58 @@ class RoundTripTests {
 			assertThat(lock.isHeldByCurrentThread()).isTrue();
 			lock.unlock();
 		}
+	}
+
+	@Test
+	void oneReleaseWakesOneOfTheWaitersOfAnInstanceNotTheCrowd() throws Exception {
+		DefaultRedisLockTemplate holderInstance = this.templates.create();
+		DefaultRedisLockTemplate waiterInstance = this.templates.create();
+		String name = "crowd-" + UUID.randomUUID();
+		RedisLock holder = holderInstance.getLock(name);
+		ExecutorService holderThread = Executors.newSingleThreadExecutor();
+		holderThread.submit(holder::lock).get();
+		int crowd = 10;
+		ExecutorService waiters = Executors.newFixedThreadPool(crowd);
+		try {
+			List<Future<Boolean>> results = new ArrayList<>();
+			for (int i = 0; i < crowd; i++) {
+				results.add(waiters.submit(() -> {
+					RedisLock lock = waiterInstance.getLock(name);
+					boolean acquired = lock.tryLock(Duration.ofSeconds(60), null);
+					if (acquired) {
+						lock.unlock();
+					}
+					return acquired;
+				}));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> waiterInstance.signals().waiterCount() == crowd);
+			// Let each waiter finish its attempt after registering, then count from here.
+			await().atMost(Duration.ofSeconds(10)).until(() -> scriptCallsSettled());
+			long before = scriptCalls();
+			holderThread.submit(holder::unlock).get();
+			for (Future<Boolean> result : results) {
+				assertThat(result.get(60, TimeUnit.SECONDS)).isTrue();
+			}
+			long calls = scriptCalls() - before;
+			// Each waiter: one acquire and one release once woken, plus the holder's
+			// release.
+			// Waking the whole crowd at every release would cost about crowd * crowd
+			// calls.
+			assertThat(calls).isLessThanOrEqualTo(3L * crowd);
+		}
+		finally {
+			waiters.shutdownNow();
+			holderThread.shutdownNow();
+		}
+	}
+
+	private long lastCalls = -1;
+
+	private boolean scriptCallsSettled() {
+		long calls = scriptCalls();
+		boolean settled = calls == this.lastCalls;
+		this.lastCalls = calls;
+		return settled;
 	}
 
 }

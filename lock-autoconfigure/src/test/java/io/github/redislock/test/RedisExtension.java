@@ -11,7 +11,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * the test class's server: the one named by {@code REDIS_URL} when set; else a
  * {@code redis:7} container when a Docker engine is reachable; else a local
  * {@code redis-server} process on a free loopback port. A parameter of type
- * {@link RedisServers} starts any number of further independent local servers. Everything
+ * {@link RedisServers} starts any number of further independent local servers. A
+ * parameter of type {@link RedisTargets} gives contract suites the server or a
+ * {@link RedisCluster} (one per JVM, stopped when the test run ends). Everything else
  * started is stopped when the test class finishes.
  */
 public final class RedisExtension implements ParameterResolver {
@@ -21,7 +23,7 @@ public final class RedisExtension implements ParameterResolver {
 	@Override
 	public boolean supportsParameter(ParameterContext parameterContext, ExtensionContext extensionContext) {
 		Class<?> type = parameterContext.getParameter().getType();
-		return type == RedisServer.class || type == RedisServers.class;
+		return type == RedisServer.class || type == RedisServers.class || type == RedisTargets.class;
 	}
 
 	@Override
@@ -29,6 +31,12 @@ public final class RedisExtension implements ParameterResolver {
 		ExtensionContext.Store store = classContext(extensionContext).getStore(NAMESPACE);
 		if (parameterContext.getParameter().getType() == RedisServers.class) {
 			return store.computeIfAbsent(RedisServers.class, (key) -> new RedisServers(), RedisServers.class);
+		}
+		if (parameterContext.getParameter().getType() == RedisTargets.class) {
+			ExtensionContext.Store root = extensionContext.getRoot().getStore(NAMESPACE);
+			return new RedisTargets(
+					() -> store.computeIfAbsent(RedisServer.class, (key) -> defaultServer(), RedisServer.class),
+					() -> root.computeIfAbsent(RedisCluster.class, (key) -> RedisCluster.start(), RedisCluster.class));
 		}
 		return store.computeIfAbsent(RedisServer.class, (key) -> defaultServer(), RedisServer.class);
 	}

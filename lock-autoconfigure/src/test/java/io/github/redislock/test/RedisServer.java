@@ -12,7 +12,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * container, or the server named by {@code REDIS_URL}. Closing it closes the connection
  * factories it handed out, then stops the server if the fixture started it.
  */
-public abstract class RedisServer implements AutoCloseable {
+public abstract class RedisServer implements RedisTarget, AutoCloseable {
 
 	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
 
@@ -38,6 +38,7 @@ public abstract class RedisServer implements AutoCloseable {
 	 * Return a new, started connection factory of its own (as a separate application
 	 * instance would have), closed with the server.
 	 */
+	@Override
 	public LettuceConnectionFactory connectionFactory() {
 		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host(), port());
 		if (password() != null) {
@@ -54,6 +55,7 @@ public abstract class RedisServer implements AutoCloseable {
 	 * Return a template on a new connection factory, for tests that look at Redis
 	 * directly.
 	 */
+	@Override
 	public StringRedisTemplate template() {
 		return new StringRedisTemplate(connectionFactory());
 	}
