@@ -37,9 +37,15 @@ abstract class AbstractRedisLock implements RedisLock {
 	}
 
 	/**
+	 * A failed attempt's result at or below minus this means: the lock is free but
+	 * reserved for a waiting writer; the rest is the reservation's remaining ms.
+	 */
+	static final long RESERVED_FOR_WRITER = 1L << 40;
+
+	/**
 	 * Try once to take the lock.
 	 * @return the fencing token when acquired, otherwise minus the milliseconds after
-	 * which the obstacle's lease runs out
+	 * which the obstacle's lease runs out (see {@link #RESERVED_FOR_WRITER})
 	 */
 	abstract long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait);
 
@@ -190,7 +196,15 @@ abstract class AbstractRedisLock implements RedisLock {
 					waiter = signals.register(this.signalKey);
 					continue;
 				}
-				long holderLease = TimeUnit.MILLISECONDS.toNanos(-result);
+				long obstacleMillis = -result;
+				if (obstacleMillis >= RESERVED_FOR_WRITER) {
+					// Only a waiting writer stands in our way: if it waits on this
+					// instance
+					// behind us, it must get the wake-up we were given.
+					obstacleMillis -= RESERVED_FOR_WRITER;
+					signals.signalNext(this.signalKey, waiter);
+				}
+				long holderLease = TimeUnit.MILLISECONDS.toNanos(obstacleMillis);
 				try {
 					waiter.await(Math.min(remaining, holderLease));
 				}

@@ -93,6 +93,25 @@ final class ReleaseSignals implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Wake the waiter of this instance that waits for the lock right after
+	 * {@code waiter}, if any.
+	 */
+	void signalNext(String lockKey, Waiter waiter) {
+		Deque<Waiter> queue = this.waiters.get(lockKey);
+		if (queue == null) {
+			return;
+		}
+		boolean found = false;
+		for (Waiter candidate : queue) {
+			if (found) {
+				wake(candidate);
+				return;
+			}
+			found = (candidate == waiter);
+		}
+	}
+
 	int waiterCount() {
 		int count = 0;
 		for (Deque<Waiter> queue : this.waiters.values()) {

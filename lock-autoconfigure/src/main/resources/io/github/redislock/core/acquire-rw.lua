@@ -6,7 +6,8 @@
 -- ARGV[4] '1' when the caller waits if it fails, ARGV[5] '1' when other callers of this
 -- instance wait for the lock, ARGV[6] 'r' or 'w'
 -- Returns the fencing token (> 0) when acquired, otherwise minus the ms after which the
--- obstacle's lease runs out.
+-- obstacle's lease runs out; minus (2^40 + those ms) when the only obstacle is a queued
+-- writer, so that the caller hands its wake-up on to that writer.
 local owner = ARGV[1]
 local lease = tonumber(ARGV[2])
 local time = redis.call('TIME')
@@ -15,7 +16,7 @@ local nowMs = math.floor(nowUs / 1000)
 -- Each reader has its own deadline: expired readers (crashed holders) stop counting.
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
 
-local function blocked(ttl)
+local function blocked(ttl, queuedOnly)
   if ARGV[4] == '1' then
     redis.call('SET', KEYS[4], '1', 'PX', lease)
     if ARGV[6] == 'w' then
@@ -28,6 +29,9 @@ local function blocked(ttl)
   end
   if ttl < 1 then
     ttl = 1
+  end
+  if queuedOnly then
+    return -(1099511627776 + ttl)
   end
   return -ttl
 end
@@ -80,7 +84,7 @@ if writer and writer ~= owner then
   return blocked(redis.call('PTTL', KEYS[1]))
 end
 if not writer and redis.call('EXISTS', KEYS[3]) == 1 then
-  return blocked(redis.call('PTTL', KEYS[3]))
+  return blocked(redis.call('PTTL', KEYS[3]), true)
 end
 local token = nextToken()
 redis.call('ZADD', KEYS[2], nowMs + lease, owner)
