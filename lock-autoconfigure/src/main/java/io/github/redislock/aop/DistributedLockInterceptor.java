@@ -40,7 +40,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String lockName = operation.lockName(invocation.getArguments());
-		RedisLock lock = this.template.obtain().getLock(lockName);
+		RedisLock lock = operation.type().lock(this.template.obtain(), lockName);
 		if (!lock.tryLock(operation.waitTime(), operation.leaseTime())) {
 			return notAcquired(operation, lockName, invocation);
 		}

@@ -2,8 +2,6 @@ package io.github.redislock.aop;
 
 import java.util.function.Supplier;
 
-import io.github.redislock.annotation.DistributedLock;
-
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -31,10 +29,10 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
-		if (AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)
-				&& this.operations.validate(targetClass) && !this.templateAvailable.get()) {
+		if (AnnotationUtils.isCandidateClass(targetClass, LockType.ANNOTATIONS) && this.operations.validate(targetClass)
+				&& !this.templateAvailable.get()) {
 			throw new InvalidLockDefinitionException(
-					"Bean '" + beanName + "' has @DistributedLock methods, but there is no RedisLockTemplate to run"
+					"Bean '" + beanName + "' has lock-annotated methods, but there is no RedisLockTemplate to run"
 							+ " them: no RedisConnectionFactory is configured",
 					"Configure Redis with spring.data.redis.* (or define a RedisConnectionFactory bean), or set"
 							+ " redislock.enabled=false to run the methods without locks");

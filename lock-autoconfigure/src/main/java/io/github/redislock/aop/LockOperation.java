@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
  * What one annotated method asks for, checked when the application started.
  *
  * @param description the annotation and method, for messages
+ * @param type which lock the annotation asks for
  * @param name the declared lock name
  * @param keys the key expressions
  * @param waitTime how long to wait
@@ -22,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param fallback the method to call instead when not acquired
  * @param returnType the method's return type
  */
-record LockOperation(String description, String name, LockKeyExpressions keys, Duration waitTime,
+record LockOperation(String description, LockType type, String name, LockKeyExpressions keys, Duration waitTime,
 		@Nullable Duration leaseTime, OnLockFailure onFailure, @Nullable Method fallback, Class<?> returnType) {
 
 	String lockName(@Nullable Object[] arguments) {

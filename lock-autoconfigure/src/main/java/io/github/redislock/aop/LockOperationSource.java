@@ -1,5 +1,6 @@
 package io.github.redislock.aop;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -13,21 +14,25 @@ import java.util.concurrent.Future;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
-import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
 
 /**
- * Finds lock annotations on methods and turns them into checked {@link LockOperation}s,
- * once per method and target class.
+ * Finds lock annotations ({@code @DistributedLock}, {@code @ReadLock},
+ * {@code @WriteLock}) on methods and turns them into checked {@link LockOperation}s, once
+ * per method and target class.
  */
 public final class LockOperationSource {
 
@@ -52,8 +57,13 @@ public final class LockOperationSource {
 	 * annotation.
 	 */
 	boolean isAnnotated(Method method, @Nullable Class<?> targetClass) {
-		return AnnotatedElementUtils.hasAnnotation(AopUtils.getMostSpecificMethod(method, targetClass),
-				DistributedLock.class);
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		for (Class<? extends Annotation> type : LockType.ANNOTATIONS) {
+			if (AnnotatedElementUtils.hasAnnotation(specific, type)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -86,11 +96,28 @@ public final class LockOperationSource {
 	}
 
 	private @Nullable LockOperation parse(Method method, @Nullable Class<?> targetClass) {
-		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
-		if (annotation == null) {
+		MergedAnnotations annotations = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
+		List<LockType> types = new ArrayList<>();
+		for (LockType type : LockType.values()) {
+			if (annotations.isPresent(type.annotation())) {
+				types.add(type);
+			}
+		}
+		if (types.isEmpty()) {
 			return null;
 		}
-		String description = "@DistributedLock on " + describe(method);
+		LockType type = types.get(0);
+		MergedAnnotation<?> annotation = annotations.get(type.annotation());
+		String description = "@" + type.annotation().getSimpleName() + " on " + describe(method);
+		if (types.size() > 1) {
+			throw new InvalidLockDefinitionException(
+					description + ": the method also carries "
+							+ types.subList(1, types.size())
+								.stream()
+								.map((other) -> "@" + other.annotation().getSimpleName())
+								.toList(),
+					"Keep one lock annotation per method; take further locks in the methods it calls");
+		}
 		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
 			throw new InvalidLockDefinitionException(
 					description + ": the method is static or private, so calls"
@@ -106,20 +133,22 @@ public final class LockOperationSource {
 							+ ", so the lock would be released before the asynchronous work finishes",
 					"Lock inside the asynchronous work, or return the result synchronously");
 		}
-		if (annotation.redlock()) {
+		if (annotation.getBoolean("redlock")) {
 			throw new InvalidLockDefinitionException(
 					description + ": redlock = true, but no RedLock nodes are configured (redislock.redlock.nodes)",
 					"Configure the independent Redis servers in redislock.redlock.nodes, or remove redlock = true");
 		}
-		String name = StringUtils.hasText(annotation.name()) ? annotation.name()
+		String declaredName = annotation.getString("name");
+		String name = StringUtils.hasText(declaredName) ? declaredName
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
-		LockKeyExpressions keys = LockKeyExpressions.parse(description, method, annotation.key());
-		Duration waitTime = duration(description, "waitTime", annotation.waitTime(), true);
-		Duration leaseTime = duration(description, "leaseTime", annotation.leaseTime(), false);
+		LockKeyExpressions keys = LockKeyExpressions.parse(description, method, annotation.getStringArray("key"));
+		Duration waitTime = duration(description, "waitTime", annotation.getString("waitTime"), true);
+		Duration leaseTime = duration(description, "leaseTime", annotation.getString("leaseTime"), false);
 		Method fallback = fallback(description, method,
-				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.fallback());
-		return new LockOperation(description, name, keys, (waitTime != null) ? waitTime : this.defaultWaitTime.get(),
-				leaseTime, annotation.onFailure(), fallback, returnType);
+				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.getString("fallback"));
+		return new LockOperation(description, type, name, keys,
+				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
+				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType);
 	}
 
 	private @Nullable Duration duration(String description, String attribute, String text, boolean zeroAllowed) {
