@@ -286,6 +286,17 @@ abstract class AbstractRedisLock implements RedisLock {
 		return interrupted;
 	}
 
+	/**
+	 * Delete this lock's hold in Redis, whoever holds it, and wake the waiters; the
+	 * holders find their holds lost.
+	 */
+	@Override
+	public boolean forceUnlock() {
+		boolean deleted = this.template.commands().forceUnlock(this.key, releaseMessage());
+		this.template.signals().signal(this.signalKey);
+		return deleted;
+	}
+
 	@Override
 	public Condition newCondition() {
 		throw new UnsupportedOperationException("Distributed locks do not support conditions");

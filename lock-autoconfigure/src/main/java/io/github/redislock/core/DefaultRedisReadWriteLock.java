@@ -85,16 +85,6 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 			return this.template.readWriteCommands().readersLease(this.keys);
 		}
 
-		/**
-		 * Delete every reader's hold; the readers find their holds lost.
-		 */
-		@Override
-		public boolean forceUnlock() {
-			boolean deleted = this.template.commands().forceUnlock(this.keys.readers(), releaseMessage());
-			this.template.signals().signal(this.signalKey);
-			return deleted;
-		}
-
 	}
 
 	/**
@@ -141,13 +131,6 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		@Override
 		public Duration remainingLease() {
 			return this.template.commands().remainingLease(this.keys.write());
-		}
-
-		@Override
-		public boolean forceUnlock() {
-			boolean deleted = this.template.commands().forceUnlock(this.keys.write(), releaseMessage());
-			this.template.signals().signal(this.signalKey);
-			return deleted;
 		}
 
 	}

@@ -32,11 +32,4 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 		return this.template.commands().remainingLease(this.key);
 	}
 
-	@Override
-	public boolean forceUnlock() {
-		boolean deleted = this.template.commands().forceUnlock(this.key, releaseMessage());
-		this.template.signals().signal(this.signalKey);
-		return deleted;
-	}
-
 }

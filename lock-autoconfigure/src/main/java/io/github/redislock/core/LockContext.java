@@ -3,8 +3,6 @@ package io.github.redislock.core;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 
-import org.jspecify.annotations.Nullable;
-
 /**
  * The locks the current thread holds, for code running under one (inside an annotated
  * method, a {@link RedisLockTemplate#execute} callback, or between {@code lock()} and
@@ -88,10 +86,6 @@ public final class LockContext {
 		if (holds.isEmpty()) {
 			HOLDS.remove();
 		}
-	}
-
-	static @Nullable LockHold current() {
-		return HOLDS.get().peekLast();
 	}
 
 }

@@ -2,20 +2,18 @@ package io.github.redislock.aop;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.OnLockFailure;
-import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
-import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -23,9 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -51,10 +46,7 @@ class DistributedLockAnnotationTests {
 
 	DistributedLockAnnotationTests(RedisServer redis) {
 		this.redis = redis;
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
+		this.runner = LockApplicationContextRunner.on(redis)
 			.withPropertyValues("test.wait-time=150ms")
 			.withUserConfiguration(ServiceConfiguration.class);
 		this.otherInstance = new DefaultRedisLockTemplate(redis.connectionFactory());

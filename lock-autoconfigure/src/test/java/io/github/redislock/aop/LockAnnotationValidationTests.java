@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -31,10 +31,7 @@ class LockAnnotationValidationTests {
 	private final ApplicationContextRunner runner;
 
 	LockAnnotationValidationTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+		this.runner = LockApplicationContextRunner.on(redis);
 	}
 
 	private void assertStartFails(Class<?> service, String... messageParts) {

@@ -10,11 +10,10 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.ReadLock;
 import io.github.redislock.annotation.WriteLock;
-import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
-import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -22,9 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Lazy;
 
@@ -42,11 +38,7 @@ class ReadWriteLockAnnotationTests {
 	private final ExecutorService threads = Executors.newFixedThreadPool(3);
 
 	ReadWriteLockAnnotationTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties())
-			.withBean(CatalogService.class);
+		this.runner = LockApplicationContextRunner.on(redis).withBean(CatalogService.class);
 	}
 
 	@AfterEach

@@ -9,14 +9,13 @@ import io.github.redislock.core.OnLockLost;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.Ordered;
 
@@ -32,10 +31,7 @@ class RedisLockAutoConfigurationTests {
 	private final ApplicationContextRunner runner;
 
 	RedisLockAutoConfigurationTests(RedisServer redis) {
-		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+		this.runner = LockApplicationContextRunner.on(redis);
 	}
 
 	@Test

@@ -3,7 +3,6 @@ package io.github.redislock.test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -30,7 +29,7 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 
 	private final List<LocalRedisServer> nodes;
 
-	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+	private final ConnectionFactories factories = new ConnectionFactories();
 
 	private final AtomicInteger nextMaster = new AtomicInteger();
 
@@ -115,11 +114,7 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 		for (LocalRedisServer node : this.nodes.subList(0, 3)) {
 			configuration.clusterNode(node.host(), node.port());
 		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		return factory;
+		return this.factories.start(new LettuceConnectionFactory(configuration));
 	}
 
 	/**
@@ -156,14 +151,7 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 
 	@Override
 	public void close() {
-		for (LettuceConnectionFactory factory : this.factories) {
-			try {
-				factory.destroy();
-			}
-			catch (RuntimeException ex) {
-				// closing anyway
-			}
-		}
+		this.factories.close();
 		this.nodes.forEach(LocalRedisServer::close);
 	}
 

@@ -1,8 +1,5 @@
 package io.github.redislock.test;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -14,7 +11,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 public abstract class RedisServer implements RedisTarget, AutoCloseable {
 
-	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+	private final ConnectionFactories factories = new ConnectionFactories();
 
 	public abstract String host();
 
@@ -44,11 +41,7 @@ public abstract class RedisServer implements RedisTarget, AutoCloseable {
 		if (password() != null) {
 			configuration.setPassword(password());
 		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration);
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		return factory;
+		return this.factories.start(new LettuceConnectionFactory(configuration));
 	}
 
 	/**
@@ -70,15 +63,7 @@ public abstract class RedisServer implements RedisTarget, AutoCloseable {
 
 	@Override
 	public void close() {
-		for (LettuceConnectionFactory factory : this.factories) {
-			try {
-				factory.destroy();
-			}
-			catch (RuntimeException ex) {
-				// closing anyway
-			}
-		}
-		this.factories.clear();
+		this.factories.close();
 		stop();
 	}
 
