@@ -49,32 +49,56 @@ final class LockKeyExpressions {
 
 	private final String description;
 
+	private final String label;
+
 	private final String[] texts;
 
 	private final Expression[] expressions;
 
 	private final String @Nullable [] parameterNames;
 
-	private LockKeyExpressions(String description, String[] texts, Expression[] expressions,
+	private LockKeyExpressions(String description, String label, String[] texts, Expression[] expressions,
 			String @Nullable [] parameterNames) {
 		this.description = description;
+		this.label = label;
 		this.texts = texts;
 		this.expressions = expressions;
 		this.parameterNames = parameterNames;
 	}
 
 	static LockKeyExpressions parse(String description, Method method, String[] texts) {
+		return parse(description, "key", method, texts);
+	}
+
+	/**
+	 * Parse and check expressions.
+	 * @param label what they are, for messages ("key", "id")
+	 */
+	static LockKeyExpressions parse(String description, String label, Method method, String[] texts) {
 		String @Nullable [] names = PARAMETER_NAMES.getParameterNames(method);
 		Expression[] expressions = new Expression[texts.length];
 		for (int i = 0; i < texts.length; i++) {
-			expressions[i] = parseOne(description, method, names, texts[i]);
+			expressions[i] = parseOne(description, label, method, names, texts[i]);
 		}
-		return new LockKeyExpressions(description, texts, expressions, names);
+		return new LockKeyExpressions(description, label, texts, expressions, names);
 	}
 
-	private static Expression parseOne(String description, Method method, String @Nullable [] names, String text) {
+	static String[] parameterNames(Method method) {
+		String @Nullable [] names = PARAMETER_NAMES.getParameterNames(method);
+		if (names != null) {
+			return names;
+		}
+		String[] indexed = new String[method.getParameterCount()];
+		for (int i = 0; i < indexed.length; i++) {
+			indexed[i] = "p" + i;
+		}
+		return indexed;
+	}
+
+	private static Expression parseOne(String description, String label, Method method, String @Nullable [] names,
+			String text) {
 		if (text.isBlank()) {
-			throw new InvalidLockDefinitionException(description + ": key expression is empty",
+			throw new InvalidLockDefinitionException(description + ": " + label + " expression is empty",
 					"Remove the empty key, or write an expression over the parameters such as '#"
 							+ ((names != null && names.length > 0) ? names[0] : "p0") + "'");
 		}
@@ -84,10 +108,10 @@ final class LockKeyExpressions {
 		}
 		catch (ParseException ex) {
 			throw new InvalidLockDefinitionException(
-					description + ": key expression '" + text + "' is not valid SpEL: " + ex.getMessage(),
+					description + ": " + label + " expression '" + text + "' is not valid SpEL: " + ex.getMessage(),
 					"Correct the expression; keys read arguments such as '#orderId' or '#order.id'", ex);
 		}
-		check(description, method, names, text, expression.getAST());
+		check(description + ": " + label, method, names, text, expression.getAST());
 		return expression;
 	}
 
@@ -95,15 +119,15 @@ final class LockKeyExpressions {
 			SpelNode node) {
 		if (FORBIDDEN.contains(node.getClass())) {
 			throw new InvalidLockDefinitionException(
-					description + ": key expression '" + text + "' uses '" + node.toStringAST()
-							+ "'; key expressions may only read the method's arguments and their properties",
+					description + " expression '" + text + "' uses '" + node.toStringAST()
+							+ "'; expressions may only read the method's arguments and their properties",
 					"Compute the value in the method's caller and pass it as an argument, or read it as a property");
 		}
 		if (node instanceof VariableReference) {
 			String variable = node.toStringAST().substring(1);
 			if (!isParameter(variable, method, names)) {
 				throw new InvalidLockDefinitionException(
-						description + ": key expression '" + text + "' refers to no parameter ('#" + variable
+						description + " expression '" + text + "' refers to no parameter ('#" + variable
 								+ "'); parameters are " + describeParameters(method, names),
 						(names != null) ? "Use one of the parameter names, or #p0, #p1, ..."
 								: "Compile with '-parameters' to use parameter names, or use #p0, #p1, ...");
@@ -142,9 +166,13 @@ final class LockKeyExpressions {
 	 * {@code :}.
 	 */
 	String appendTo(String name, @Nullable Object[] arguments) {
-		if (this.expressions.length == 0) {
-			return name;
-		}
+		return (this.expressions.length != 0) ? name + ":" + join(arguments) : name;
+	}
+
+	/**
+	 * Evaluate the expressions for one call, joined with {@code :}.
+	 */
+	String join(@Nullable Object[] arguments) {
 		SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding().build();
 		for (int i = 0; i < arguments.length; i++) {
 			context.setVariable("p" + i, arguments[i]);
@@ -153,16 +181,19 @@ final class LockKeyExpressions {
 				context.setVariable(this.parameterNames[i], arguments[i]);
 			}
 		}
-		StringBuilder result = new StringBuilder(name);
+		StringBuilder result = new StringBuilder();
 		for (int i = 0; i < this.expressions.length; i++) {
 			Object value = this.expressions[i].getValue(context);
 			String text = (value != null) ? value.toString() : null;
 			if (text == null || text.isBlank()) {
-				throw new IllegalArgumentException(this.description + ": key expression '" + this.texts[i]
-						+ "' evaluated to " + ((text == null) ? "null" : "a blank string")
-						+ "; the lock key must identify what is locked, so pass a value");
+				throw new IllegalArgumentException(this.description + ": " + this.label + " expression '"
+						+ this.texts[i] + "' evaluated to " + ((text == null) ? "null" : "a blank string")
+						+ "; it must identify what is locked or queued, so pass a value");
 			}
-			result.append(':').append(text);
+			if (i > 0) {
+				result.append(':');
+			}
+			result.append(text);
 		}
 		return result.toString();
 	}

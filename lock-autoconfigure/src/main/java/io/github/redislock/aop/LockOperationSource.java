@@ -18,7 +18,6 @@ import io.github.redislock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.MergedAnnotation;
@@ -152,26 +151,7 @@ public final class LockOperationSource {
 	}
 
 	private @Nullable Duration duration(String description, String attribute, String text, boolean zeroAllowed) {
-		if (text.isEmpty()) {
-			return null;
-		}
-		Duration duration;
-		try {
-			String resolved = this.placeholders.resolveRequiredPlaceholders(text).trim();
-			duration = DurationStyle.detectAndParse(resolved);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidLockDefinitionException(
-					description + ": " + attribute + " '" + text + "' is not a duration: " + ex.getMessage(),
-					"Write a duration such as \"0\", \"500ms\", \"3s\" or \"PT1M\", or a ${...} placeholder"
-							+ " that resolves to one",
-					ex);
-		}
-		if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
-			throw new InvalidLockDefinitionException(description + ": " + attribute + " '" + text + "' must be "
-					+ (zeroAllowed ? "zero or " : "") + "positive, is " + duration, "Correct the duration");
-		}
-		return duration;
+		return DurationAttributes.parse(this.placeholders, description, attribute, text, zeroAllowed);
 	}
 
 	private static @Nullable Method fallback(String description, Method method, Class<?> targetClass, String name) {

@@ -50,6 +50,8 @@ public class RedisLockProperties {
 	 */
 	private int adviceOrder = Ordered.LOWEST_PRECEDENCE - 100;
 
+	private final Queue queue = new Queue();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -96,6 +98,192 @@ public class RedisLockProperties {
 
 	public void setAdviceOrder(int adviceOrder) {
 		this.adviceOrder = adviceOrder;
+	}
+
+	public Queue getQueue() {
+		return this.queue;
+	}
+
+	/**
+	 * Task queue settings.
+	 */
+	public static class Queue {
+
+		/**
+		 * Concurrent tasks per queue on this instance. 0 makes this instance produce
+		 * tasks only.
+		 */
+		private int workers = 4;
+
+		/**
+		 * Longest pause between two looks at an idle queue. Enqueued tasks that are due
+		 * at once wake the workers by a notification; this is the fallback, and bounds
+		 * how late a delayed task can start.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(2);
+
+		/**
+		 * Most tasks a worker pool takes in one claim.
+		 */
+		private int batchSize = 16;
+
+		/**
+		 * How long a claimed task stays invisible to other workers without a renewal.
+		 * Running tasks are renewed every third of it; a task whose worker died runs
+		 * again once it passes.
+		 */
+		private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+		/**
+		 * Runs of a failing task before it goes to the dead letters.
+		 */
+		private int maxAttempts = 5;
+
+		/**
+		 * Time allowed for running tasks to finish at shutdown; unfinished ones are
+		 * handed back to the queue.
+		 */
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		private final Backoff backoff = new Backoff();
+
+		private final DeadLetter deadLetter = new DeadLetter();
+
+		public int getWorkers() {
+			return this.workers;
+		}
+
+		public void setWorkers(int workers) {
+			this.workers = workers;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+		public Duration getVisibilityTimeout() {
+			return this.visibilityTimeout;
+		}
+
+		public void setVisibilityTimeout(Duration visibilityTimeout) {
+			this.visibilityTimeout = visibilityTimeout;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getShutdownTimeout() {
+			return this.shutdownTimeout;
+		}
+
+		public void setShutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+		}
+
+		public Backoff getBackoff() {
+			return this.backoff;
+		}
+
+		public DeadLetter getDeadLetter() {
+			return this.deadLetter;
+		}
+
+	}
+
+	/**
+	 * Pauses between the retries of a failing task.
+	 */
+	public static class Backoff {
+
+		/**
+		 * Pause before the first retry.
+		 */
+		private Duration initial = Duration.ofSeconds(1);
+
+		/**
+		 * Factor applied to the pause for each further retry.
+		 */
+		private double multiplier = 2.0;
+
+		/**
+		 * Longest pause between two retries.
+		 */
+		private Duration max = Duration.ofMinutes(5);
+
+		public Duration getInitial() {
+			return this.initial;
+		}
+
+		public void setInitial(Duration initial) {
+			this.initial = initial;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMax() {
+			return this.max;
+		}
+
+		public void setMax(Duration max) {
+			this.max = max;
+		}
+
+	}
+
+	/**
+	 * Where tasks that failed too often are kept.
+	 */
+	public static class DeadLetter {
+
+		/**
+		 * Most dead tasks kept per queue; the oldest go first.
+		 */
+		private int maxSize = 10000;
+
+		/**
+		 * How long dead tasks are kept.
+		 */
+		private Duration maxAge = Duration.ofDays(7);
+
+		public int getMaxSize() {
+			return this.maxSize;
+		}
+
+		public void setMaxSize(int maxSize) {
+			this.maxSize = maxSize;
+		}
+
+		public Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(Duration maxAge) {
+			this.maxAge = maxAge;
+		}
+
 	}
 
 }

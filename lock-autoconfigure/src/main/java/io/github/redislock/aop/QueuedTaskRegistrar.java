@@ -1,0 +1,61 @@
+package io.github.redislock.aop;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.queue.QueueWorkers;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Checks the {@code @QueuedTask} methods of every bean as it is created, and registers
+ * each as the handler of its queue with the workers.
+ */
+public final class QueuedTaskRegistrar implements BeanPostProcessor {
+
+	private final QueuedTaskSource operations;
+
+	private final Supplier<@Nullable QueueWorkers> workers;
+
+	public QueuedTaskRegistrar(QueuedTaskSource operations, Supplier<@Nullable QueueWorkers> workers) {
+		this.operations = operations;
+		this.workers = workers;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		if (!AnnotationUtils.isCandidateClass(targetClass, QueuedTask.class)) {
+			return bean;
+		}
+		List<Method> methods = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, methods::add,
+				(method) -> this.operations.isAnnotated(method, targetClass));
+		if (methods.isEmpty()) {
+			return bean;
+		}
+		QueueWorkers workers = this.workers.get();
+		if (workers == null) {
+			throw new InvalidLockDefinitionException(
+					"Bean '" + beanName + "' has @QueuedTask methods, but there is no task queue to run them:"
+							+ " no RedisConnectionFactory is configured",
+					"Configure Redis with spring.data.redis.*, or set redislock.enabled=false to run the methods"
+							+ " directly");
+		}
+		for (Method method : methods) {
+			QueuedTaskOperation operation = this.operations.get(method, targetClass);
+			if (operation != null) {
+				workers.register(operation.queue(), beanName, AopUtils.getMostSpecificMethod(method, targetClass));
+			}
+		}
+		return bean;
+	}
+
+}

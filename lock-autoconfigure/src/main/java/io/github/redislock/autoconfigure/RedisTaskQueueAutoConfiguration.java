@@ -1,0 +1,93 @@
+package io.github.redislock.autoconfigure;
+
+import io.github.redislock.aop.QueuedTaskAdvisor;
+import io.github.redislock.aop.QueuedTaskInterceptor;
+import io.github.redislock.aop.QueuedTaskRegistrar;
+import io.github.redislock.aop.QueuedTaskSource;
+import io.github.redislock.queue.QueueSettings;
+import io.github.redislock.queue.QueueWorkers;
+import io.github.redislock.queue.RedisTaskQueue;
+import io.github.redislock.queue.TaskQueue;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * Auto-configuration of the task queue: the {@link TaskQueue} bean, the workers of this
+ * instance, and the {@code @QueuedTask} advice.
+ */
+@AutoConfiguration(after = RedisLockAutoConfiguration.class,
+		afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+				"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
+@ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
+@ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RedisLockProperties.class)
+@Import(RedisLockAnnotationAutoConfiguration.AutoProxyRegistrar.class)
+public final class RedisTaskQueueAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(TaskQueue.class)
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	RedisTaskQueue redisTaskQueue(RedisConnectionFactory connectionFactory, ObjectProvider<JsonMapper> json,
+			RedisLockProperties properties) {
+		return new RedisTaskQueue(connectionFactory, json.getIfAvailable(JsonMapper::new), properties.getKeyPrefix());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisTaskQueue.class)
+	QueueWorkers redisQueueWorkers(RedisTaskQueue queue, RedisLockProperties properties,
+			RedisConnectionFactory connectionFactory, BeanFactory beanFactory) {
+		RedisLockProperties.Queue settings = properties.getQueue();
+		return new QueueWorkers(queue,
+				new QueueSettings(settings.getWorkers(), settings.getPollInterval(), settings.getBatchSize(),
+						settings.getVisibilityTimeout(), settings.getMaxAttempts(), settings.getBackoff().getInitial(),
+						settings.getBackoff().getMultiplier(), settings.getBackoff().getMax(),
+						settings.getShutdownTimeout(), settings.getDeadLetter().getMaxSize(),
+						settings.getDeadLetter().getMaxAge()),
+				connectionFactory, beanFactory);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static QueuedTaskSource redisQueuedTaskSource(Environment environment) {
+		return new QueuedTaskSource(environment);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static QueuedTaskAdvisor redisQueuedTaskAdvisor(QueuedTaskSource redisQueuedTaskSource,
+			ObjectProvider<RedisTaskQueue> queue, ObjectProvider<JsonMapper> json, Environment environment) {
+		QueuedTaskAdvisor advisor = new QueuedTaskAdvisor(redisQueuedTaskSource,
+				new QueuedTaskInterceptor(redisQueuedTaskSource, queue::getObject, () -> queue.getObject().json()));
+		// Outside @Transactional: the call itself opens no transaction, and a caller's
+		// transaction defers the enqueue to its commit.
+		advisor.setOrder(environment.getProperty("redislock.advice-order", Integer.class,
+				new RedisLockProperties().getAdviceOrder()));
+		return advisor;
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static QueuedTaskRegistrar redisQueuedTaskRegistrar(QueuedTaskSource redisQueuedTaskSource,
+			ObjectProvider<QueueWorkers> workers) {
+		return new QueuedTaskRegistrar(redisQueuedTaskSource, workers::getIfAvailable);
+	}
+
+}

@@ -1,0 +1,229 @@
+package io.github.redislock.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * {@link TaskQueue} and {@link DeadLetters} on Redis, one Lua script per operation (key
+ * layout in {@link QueueKeys}). Also carries out the workers' claim protocol.
+ */
+public class RedisTaskQueue implements TaskQueue, DeadLetters {
+
+	private static final RedisScript<Long> ENQUEUE = script("enqueue.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> POP = script("pop.lua", List.class);
+
+	private static final RedisScript<Long> DEQUEUE = script("dequeue.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SETTLE = script("settle.lua", List.class);
+
+	private static final RedisScript<Long> DEAD_LETTERS = script("dead-letters.lua", Long.class);
+
+	private final StringRedisTemplate redis;
+
+	private final JsonMapper json;
+
+	private final QueueKeys keys;
+
+	public RedisTaskQueue(RedisConnectionFactory connectionFactory, JsonMapper json, String keyPrefix) {
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.json = json;
+		this.keys = new QueueKeys(keyPrefix);
+	}
+
+	private static <T> RedisScript<T> script(String name, Class<T> type) {
+		return RedisScript.of(new ClassPathResource(name, RedisTaskQueue.class), type);
+	}
+
+	@Override
+	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
+		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, false);
+	}
+
+	@Override
+	public void enqueueOrReplace(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
+		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, true);
+	}
+
+	/**
+	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the arguments, as a JSON array
+	 * @param delay how long from now until the task is due
+	 * @param replace whether to replace a waiting task with the same id
+	 * @return whether enqueued (or replaced)
+	 */
+	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
+		return enqueueJson(queue, id, payload, delay, replace);
+	}
+
+	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
+		Assert.hasText(id, "'id' must not be empty");
+		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
+		Long result = this.redis.execute(ENQUEUE, this.keys.waiting(queue), id, payload, Long.toString(delayMillis),
+				replace ? "1" : "0", this.keys.channel(), queue);
+		return result != null && result == 1;
+	}
+
+	@Override
+	public List<TaskEntry> pop(String queue, int count) {
+		return entries(queue, count, true);
+	}
+
+	@Override
+	public List<TaskEntry> top(String queue, int count) {
+		return entries(queue, count, false);
+	}
+
+	private List<TaskEntry> entries(String queue, int count, boolean remove) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(POP, this.keys.waiting(queue), Integer.toString(count), remove ? "1" : "0");
+		List<TaskEntry> entries = new ArrayList<>();
+		if (flat != null) {
+			for (int i = 0; i + 2 < flat.size(); i += 3) {
+				entries.add(new TaskEntry((String) flat.get(i), Double.parseDouble((String) flat.get(i + 1)),
+						(String) flat.get(i + 2)));
+			}
+		}
+		return entries;
+	}
+
+	@Override
+	public boolean dequeue(String queue, String id, double score) {
+		Long result = this.redis.execute(DEQUEUE, this.keys.waiting(queue), id, String.format("%.0f", score));
+		return result != null && result == 1;
+	}
+
+	@Override
+	public long size(String queue) {
+		Long size = this.redis.opsForZSet().zCard(this.keys.waiting(queue).get(0));
+		return (size != null) ? size : 0;
+	}
+
+	@Override
+	public List<DeadTask> list(String queue, int count) {
+		List<String> keys = this.keys.settling(queue);
+		var dead = this.redis.opsForZSet().rangeWithScores(keys.get(5), 0, count - 1L);
+		List<DeadTask> result = new ArrayList<>();
+		if (dead == null) {
+			return result;
+		}
+		for (var entry : dead) {
+			String id = entry.getValue();
+			String info = (String) this.redis.opsForHash().get(keys.get(6), id);
+			String payload = (String) this.redis.opsForHash().get(keys.get(1), id);
+			JsonNode details = (info != null) ? this.json.readTree(info) : this.json.createObjectNode();
+			result.add(new DeadTask(id, entry.getScore().longValue(), details.path("attempts").asInt(),
+					details.path("error").asString(""), (payload != null) ? payload : ""));
+		}
+		return result;
+	}
+
+	@Override
+	public boolean requeue(String queue, String id) {
+		Long result = this.redis.execute(DEAD_LETTERS, this.keys.settling(queue), "requeue", id);
+		return result != null && result == 1;
+	}
+
+	@Override
+	public long purge(String queue) {
+		Long result = this.redis.execute(DEAD_LETTERS, this.keys.settling(queue), "purge");
+		return (result != null) ? result : 0;
+	}
+
+	/**
+	 * Depths of a queue for monitoring: ready (due), delayed, in flight, dead.
+	 */
+	Map<String, Long> depths(String queue) {
+		List<String> keys = this.keys.settling(queue);
+		Long waiting = this.redis.opsForZSet().zCard(keys.get(0));
+		Long inflight = this.redis.opsForZSet().zCard(keys.get(2));
+		Long dead = this.redis.opsForZSet().zCard(keys.get(5));
+		return Map.of("waiting", (waiting != null) ? waiting : 0, "inflight", (inflight != null) ? inflight : 0, "dead",
+				(dead != null) ? dead : 0);
+	}
+
+	// The workers' claim protocol.
+
+	/**
+	 * Claim up to {@code max} due tasks for {@code visibility}.
+	 */
+	Claimed claim(String queue, int max, Duration visibility, String claimer) {
+		List<?> flat = this.redis.execute(CLAIM, this.keys.all(queue, "seq"), Integer.toString(max),
+				Long.toString(visibility.toMillis()), claimer);
+		List<ClaimedTask> tasks = new ArrayList<>();
+		long nextDueMillis = -1;
+		if (flat != null && !flat.isEmpty()) {
+			nextDueMillis = ((Number) flat.get(0)).longValue();
+			for (int i = 1; i + 3 < flat.size(); i += 4) {
+				tasks.add(new ClaimedTask(queue, (String) flat.get(i), (String) flat.get(i + 1),
+						(String) flat.get(i + 2), ((Number) flat.get(i + 3)).intValue()));
+			}
+		}
+		return new Claimed(tasks, nextDueMillis);
+	}
+
+	/**
+	 * Settle claimed tasks of one queue (see settle.lua for the actions).
+	 * @return per task whether its claim still matched
+	 */
+	boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
+			List<ClaimedTask> tasks) {
+		List<String> args = new ArrayList<>(
+				List.of(action, argument, Integer.toString(maxDead), Long.toString(maxDeadAge.toMillis())));
+		for (ClaimedTask task : tasks) {
+			args.add(task.id());
+			args.add(task.token());
+		}
+		List<?> result = this.redis.execute(SETTLE, this.keys.settling(queue), args.toArray());
+		boolean[] settled = new boolean[tasks.size()];
+		for (int i = 0; result != null && i < settled.length && i < result.size(); i++) {
+			settled[i] = ((Number) result.get(i)).longValue() == 1;
+		}
+		return settled;
+	}
+
+	String notificationChannel() {
+		return this.keys.channel();
+	}
+
+	/**
+	 * Return the JSON mapper that writes and reads the payloads.
+	 * @return the mapper
+	 */
+	public JsonMapper json() {
+		return this.json;
+	}
+
+	/**
+	 * What a claim returned: the tasks, and ms until the next waiting task is due (-1:
+	 * none waits).
+	 */
+	record Claimed(List<ClaimedTask> tasks, long nextDueMillis) {
+	}
+
+	/**
+	 * A task claimed by a worker.
+	 */
+	record ClaimedTask(String queue, String id, String payload, String token, int attempt) {
+	}
+
+}

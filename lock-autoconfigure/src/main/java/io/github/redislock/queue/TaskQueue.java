@@ -1,0 +1,75 @@
+package io.github.redislock.queue;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Named task queues on Redis: tasks with an id (deduplicated among the waiting ones), a
+ * JSON payload and a due time taken from the Redis server's clock. Every operation is one
+ * atomic script.
+ * <p>
+ * {@link #pop} hands tasks over to the caller: it removes them. Methods annotated with
+ * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} are run by workers with
+ * at-least-once delivery instead.
+ */
+public interface TaskQueue {
+
+	/**
+	 * Enqueue a task unless one with the same id is waiting already.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the payload, stored as JSON (written with the application's JSON
+	 * mapper)
+	 * @param delay how long from now until the task is due; {@code null} or zero: now
+	 * @return {@code true} when enqueued, {@code false} when a task with this id was
+	 * waiting (it is kept unchanged)
+	 */
+	boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay);
+
+	/**
+	 * Enqueue a task, replacing the payload and due time of a waiting task with the same
+	 * id.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the payload, stored as JSON
+	 * @param delay how long from now until the task is due; {@code null} or zero: now
+	 */
+	void enqueueOrReplace(String queue, String id, @Nullable Object payload, @Nullable Duration delay);
+
+	/**
+	 * Take up to {@code count} due tasks, earliest first; they are removed, and no task
+	 * is returned to two callers.
+	 * @param queue the queue name
+	 * @param count how many at most
+	 * @return the tasks taken
+	 */
+	List<TaskEntry> pop(String queue, int count);
+
+	/**
+	 * Look at up to {@code count} due tasks, earliest first, without removing them.
+	 * @param queue the queue name
+	 * @param count how many at most
+	 * @return the due tasks
+	 */
+	List<TaskEntry> top(String queue, int count);
+
+	/**
+	 * Remove a waiting task only if its score (due time) still matches, so a task
+	 * enqueued again meanwhile is left alone.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param score the due time the caller saw, in epoch milliseconds
+	 * @return whether the task was removed
+	 */
+	boolean dequeue(String queue, String id, double score);
+
+	/**
+	 * Return how many tasks wait in the queue, due or not (not counting tasks being run).
+	 * @param queue the queue name
+	 * @return the number of waiting tasks
+	 */
+	long size(String queue);
+
+}

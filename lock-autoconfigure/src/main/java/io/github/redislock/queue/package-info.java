@@ -1,0 +1,8 @@
+/**
+ * Task queues on Redis: deduplicated, delayed tasks, and the workers that run
+ * {@code @QueuedTask} methods with at-least-once delivery.
+ */
+@NullMarked
+package io.github.redislock.queue;
+
+import org.jspecify.annotations.NullMarked;
