@@ -91,6 +91,36 @@ class TaskQueueTests {
 	}
 
 	@Test
+	void concurrentPopsNeverHandOneTaskToTwoCallers() throws Exception {
+		for (int i = 0; i < 1000; i++) {
+			this.tasks.enqueue(this.queue, "t" + i, i, null);
+		}
+		java.util.concurrent.ExecutorService poppers = java.util.concurrent.Executors.newFixedThreadPool(8);
+		try {
+			List<java.util.concurrent.Future<List<String>>> results = new java.util.ArrayList<>();
+			for (int p = 0; p < 8; p++) {
+				results.add(poppers.submit(() -> {
+					List<String> taken = new java.util.ArrayList<>();
+					List<TaskEntry> batch;
+					while (!(batch = this.tasks.pop(this.queue, 7)).isEmpty()) {
+						batch.forEach((entry) -> taken.add(entry.id()));
+					}
+					return taken;
+				}));
+			}
+			List<String> all = new java.util.ArrayList<>();
+			for (var result : results) {
+				all.addAll(result.get());
+			}
+			assertThat(all).hasSize(1000).doesNotHaveDuplicates();
+			assertThat(this.tasks.size(this.queue)).isZero();
+		}
+		finally {
+			poppers.shutdownNow();
+		}
+	}
+
+	@Test
 	void scoresAreTheServersClockInEpochMilliseconds() {
 		this.tasks.enqueue(this.queue, "now", "x", null);
 		double score = this.tasks.top(this.queue, 1).get(0).score();
