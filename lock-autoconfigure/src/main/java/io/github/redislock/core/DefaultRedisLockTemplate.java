@@ -3,10 +3,7 @@ package io.github.redislock.core;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -26,8 +23,6 @@ import org.springframework.util.Assert;
  */
 public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecycle, DisposableBean {
 
-	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
-
 	private final String instanceId = UUID.randomUUID().toString();
 
 	private final LockSettings settings;
@@ -44,10 +39,9 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	private final WatchdogRenewer watchdog;
 
-	private volatile boolean running;
+	private final LockLossReporter losses;
 
-	private volatile LockLostListener lockLostListener = (event) -> {
-	};
+	private volatile boolean running;
 
 	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, LockSettings.DEFAULTS);
@@ -57,11 +51,13 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
 		Assert.notNull(settings, "'settings' must not be null");
 		this.settings = settings;
+		this.losses = new LockLossReporter(this, settings.onLockLost());
 		this.keys = new LockKeys(settings.keyPrefix());
 		this.commands = new LockCommands(connectionFactory, this.keys);
 		this.readWriteCommands = new ReadWriteLockCommands(this.commands.redis(), this.keys.channel());
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
-		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(), this::lost);
+		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
+				this.losses::lost);
 	}
 
 	/**
@@ -70,7 +66,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 */
 	public void setLockLostListener(LockLostListener lockLostListener) {
 		Assert.notNull(lockLostListener, "'lockLostListener' must not be null");
-		this.lockLostListener = lockLostListener;
+		this.losses.setListener(lockLostListener);
 	}
 
 	@Override
@@ -86,10 +82,18 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	@Override
 	public <T extends @Nullable Object> T execute(String name, Duration waitTime, @Nullable Duration leaseTime,
 			LockCallback<T> action) {
+		return execute(getLock(name), waitTime, leaseTime, action);
+	}
+
+	/**
+	 * Run {@code action} while holding {@code lock}, as
+	 * {@link RedisLockTemplate#execute(String, Duration, Duration, LockCallback)} does.
+	 */
+	static <T extends @Nullable Object> T execute(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime,
+			LockCallback<T> action) {
 		Assert.notNull(action, "'action' must not be null");
-		RedisLock lock = getLock(name);
 		if (!lock.tryLock(waitTime, leaseTime)) {
-			throw new LockAcquisitionException(name, waitTime);
+			throw notAcquired(lock, waitTime);
 		}
 		T result;
 		try {
@@ -101,10 +105,22 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		}
 		catch (Exception ex) {
 			unlockAfterFailure(lock, ex);
-			throw new UndeclaredThrowableException(ex, "Lock callback for '" + name + "' threw " + ex);
+			throw new UndeclaredThrowableException(ex, "Lock callback for '" + lock.getName() + "' threw " + ex);
 		}
 		lock.unlock();
 		return result;
+	}
+
+	/**
+	 * Return the exception for a lock not acquired within its wait time, with the reason
+	 * the lock type knows (for RedLock: how many nodes granted it).
+	 * @param lock the lock
+	 * @param waitTime how long the caller waited
+	 * @return the exception to throw
+	 */
+	public static LockAcquisitionException notAcquired(RedisLock lock, Duration waitTime) {
+		return (lock instanceof RedLock redLock) ? redLock.acquisitionFailure(waitTime)
+				: new LockAcquisitionException(lock.getName(), waitTime);
 	}
 
 	/**
@@ -197,26 +213,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 * The last hold of a lock was released, and Redis no longer had it as ours.
 	 */
 	void released(LockHold hold, String reason) {
-		lost(hold, reason);
-		LockLostException exception = new LockLostException(hold.name(), hold.token(), hold.lostReason());
-		if (this.settings.onLockLost() == OnLockLost.THROW) {
-			throw exception;
-		}
-		logger.warn(exception.getMessage());
-	}
-
-	private void lost(LockHold hold, String reason) {
-		if (!hold.markLost(reason)) {
-			return;
-		}
-		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
-				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
-		try {
-			this.lockLostListener.lockLost(new LockLostEvent(this, hold.name(), hold.token()));
-		}
-		catch (RuntimeException ex) {
-			logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
-		}
+		this.losses.releasedLost(hold, reason);
 	}
 
 }

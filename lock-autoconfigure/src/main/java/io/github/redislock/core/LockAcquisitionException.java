@@ -10,10 +10,18 @@ public class LockAcquisitionException extends LockException {
 	private final Duration waitTime;
 
 	public LockAcquisitionException(String lockName, Duration waitTime) {
-		super(lockName,
-				"Failed to acquire lock '" + lockName + "' within " + waitTime
-						+ ": another owner holds it. Raise the wait time, or handle this case with"
-						+ " onFailure = SKIP or a fallback method");
+		this(lockName, waitTime, "another owner holds it");
+	}
+
+	/**
+	 * Create an exception that says why the lock was not acquired.
+	 * @param lockName the lock
+	 * @param waitTime how long the caller waited
+	 * @param reason why, e.g. "another owner holds it"
+	 */
+	public LockAcquisitionException(String lockName, Duration waitTime, String reason) {
+		super(lockName, "Failed to acquire lock '" + lockName + "' within " + waitTime + ": " + reason
+				+ ". Raise the wait time, or handle this case with onFailure = SKIP or a fallback method");
 		this.waitTime = waitTime;
 	}
 

@@ -32,10 +32,16 @@ public final class LocalRedisServer extends RedisServer {
 
 	private final Path directory;
 
-	private LocalRedisServer(Process process, int port, Path directory) {
+	private final String binary;
+
+	private final String[] arguments;
+
+	private LocalRedisServer(Process process, int port, Path directory, String binary, String[] arguments) {
 		this.process = process;
 		this.port = port;
 		this.directory = directory;
+		this.binary = binary;
+		this.arguments = arguments;
 	}
 
 	/**
@@ -82,7 +88,7 @@ public final class LocalRedisServer extends RedisServer {
 				return null;
 			}
 			if (answersPing(port)) {
-				LocalRedisServer server = new LocalRedisServer(process, port, directory);
+				LocalRedisServer server = new LocalRedisServer(process, port, directory, binary, extraArguments);
 				Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
 				return server;
 			}
@@ -146,6 +152,68 @@ public final class LocalRedisServer extends RedisServer {
 
 	public boolean isAlive() {
 		return this.process.isAlive();
+	}
+
+	/**
+	 * Kill the process at once (SIGKILL), as a crash would.
+	 */
+	public void kill() {
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Start a new, empty server on the same port (after {@link #kill()}).
+	 */
+	public LocalRedisServer restart() {
+		for (int attempt = 0; attempt < 50; attempt++) {
+			try {
+				LocalRedisServer server = tryStart(this.binary, this.port, this.arguments);
+				if (server != null) {
+					return server;
+				}
+			}
+			catch (IOException ex) {
+				// the port may not be free yet
+			}
+			sleepBriefly();
+		}
+		throw new IllegalStateException("Could not restart " + this);
+	}
+
+	/**
+	 * Freeze the process (SIGSTOP): it keeps its connections but answers nothing.
+	 */
+	public void pause() {
+		signal("STOP");
+	}
+
+	/**
+	 * Let a frozen process go on (SIGCONT).
+	 */
+	public void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Override

@@ -21,6 +21,15 @@ public final class RedisServers implements AutoCloseable {
 		return server;
 	}
 
+	/**
+	 * Restart a killed server on its port; the new one is stopped with the others.
+	 */
+	public synchronized LocalRedisServer restart(LocalRedisServer killed) {
+		LocalRedisServer server = killed.restart();
+		this.servers.add(server);
+		return server;
+	}
+
 	@Override
 	public synchronized void close() {
 		this.servers.forEach(LocalRedisServer::close);

@@ -1,0 +1,61 @@
+package io.github.redislock.core;
+
+import java.util.concurrent.TimeUnit;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Reports lost holds: once per hold a WARN log and a {@link LockLostEvent}; at release a
+ * {@link LockLostException} or a log line, per {@link OnLockLost}.
+ */
+final class LockLossReporter {
+
+	private static final Log logger = LogFactory.getLog(LockLossReporter.class);
+
+	private final Object source;
+
+	private final OnLockLost onLockLost;
+
+	private volatile LockLostListener listener = (event) -> {
+	};
+
+	LockLossReporter(Object source, OnLockLost onLockLost) {
+		this.source = source;
+		this.onLockLost = onLockLost;
+	}
+
+	void setListener(LockLostListener listener) {
+		this.listener = listener;
+	}
+
+	/**
+	 * The hold is lost; reported once.
+	 */
+	void lost(LockHold hold, String reason) {
+		if (!hold.markLost(reason)) {
+			return;
+		}
+		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
+				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
+		try {
+			this.listener.lockLost(new LockLostEvent(this.source, hold.name(), hold.token()));
+		}
+		catch (RuntimeException ex) {
+			logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
+		}
+	}
+
+	/**
+	 * The last hold of a lock was released, and Redis no longer had it as ours.
+	 */
+	void releasedLost(LockHold hold, String reason) {
+		lost(hold, reason);
+		LockLostException exception = new LockLostException(hold.name(), hold.token(), hold.lostReason());
+		if (this.onLockLost == OnLockLost.THROW) {
+			throw exception;
+		}
+		logger.warn(exception.getMessage());
+	}
+
+}

@@ -1,0 +1,217 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Exclusive {@link RedisLock} taken with the RedLock algorithm; see
+ * {@link RedLockTemplate}. Waiting is by retrying after a random delay (there is no
+ * shared release channel across independent nodes).
+ */
+final class RedLock implements RedisLock {
+
+	/**
+	 * How many nodes granted the calling thread's last failed attempt, for the message.
+	 */
+	private static final ThreadLocal<int[]> LAST_GRANTED = ThreadLocal.withInitial(() -> new int[1]);
+
+	private final RedLockTemplate template;
+
+	private final String name;
+
+	private final String key;
+
+	RedLock(RedLockTemplate template, String name, String key) {
+		this.template = template;
+		this.name = name;
+		this.key = key;
+	}
+
+	@Override
+	public void lock() {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				acquire(-1, null);
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		acquire(-1, null);
+	}
+
+	@Override
+	public boolean tryLock() {
+		return tryLock(Duration.ZERO, null);
+	}
+
+	@Override
+	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		return acquire(Math.max(0, unit.toNanos(time)), null);
+	}
+
+	@Override
+	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) {
+		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
+		try {
+			return acquire(waitTime.toNanos(), leaseTime);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	private boolean acquire(long waitNanos, @Nullable Duration leaseTime) throws InterruptedException {
+		long threadId = DefaultRedisLockTemplate.currentThreadId();
+		LockHold held = this.template.holds().get(this.key, threadId);
+		if (held != null) {
+			held.reenter();
+			LockContext.entered(held);
+			return true;
+		}
+		String owner = this.template.ownerId(threadId);
+		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
+		RedLockSettings redlock = this.template.redlock();
+		int quorum = this.template.getQuorum();
+		long start = System.nanoTime();
+		while (true) {
+			long attemptStart = System.nanoTime();
+			List<@Nullable Long> results = this.template
+				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false));
+			long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - attemptStart);
+			long granted = results.stream().filter((result) -> result != null && result > 0).count();
+			long validity = lease - elapsed - redlock.driftMillis(lease);
+			if (granted >= quorum && validity > 0) {
+				long token = results.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(1);
+				LockHold hold = new LockHold(this.name, this.key, owner, threadId, token, leaseTime == null,
+						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)));
+				this.template.holds().add(hold);
+				LockContext.entered(hold);
+				return true;
+			}
+			// Not held: undo the partial grant everywhere, also where no answer came.
+			this.template.onAllNodes((node) -> node.release(this.key, owner, ""));
+			LAST_GRANTED.get()[0] = (int) granted;
+			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+			if (remaining <= 0) {
+				return false;
+			}
+			long mean = redlock.retryDelay().toNanos();
+			long pause = ThreadLocalRandom.current().nextLong(mean / 2, mean + mean / 2 + 1);
+			TimeUnit.NANOSECONDS.sleep(Math.min(pause, remaining));
+		}
+	}
+
+	LockAcquisitionException acquisitionFailure(Duration waitTime) {
+		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
+				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");
+	}
+
+	@Override
+	public void unlock() {
+		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
+		if (hold == null) {
+			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread ("
+					+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
+		}
+		LockContext.exited(hold);
+		if (hold.exit() > 0) {
+			return;
+		}
+		this.template.holds().remove(hold);
+		List<@Nullable Long> results = this.template.onAllNodes((node) -> node.release(this.key, hold.owner(), ""));
+		long released = results.stream().filter((result) -> result != null && result == 1).count();
+		if (released < this.template.getQuorum() || !hold.isHeld()) {
+			this.template.losses()
+				.releasedLost(hold, "only " + released + " of " + this.template.getNodeCount()
+						+ " RedLock nodes still had it when released" + (hold.isHeld() ? "" : ", after its validity"));
+		}
+	}
+
+	@Override
+	public Condition newCondition() {
+		throw new UnsupportedOperationException("Distributed locks do not support conditions");
+	}
+
+	/**
+	 * Return whether a majority of the nodes has the lock.
+	 */
+	@Override
+	public boolean isLocked() {
+		return this.template.onAllNodes((node) -> node.exists(this.key))
+			.stream()
+			.filter(Boolean.TRUE::equals)
+			.count() >= this.template.getQuorum();
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread() {
+		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
+		return hold != null && hold.isHeld();
+	}
+
+	@Override
+	public int getHoldCount() {
+		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
+		return (hold != null) ? hold.count() : 0;
+	}
+
+	/**
+	 * Return the lease a majority of the nodes still has: the quorum-th longest.
+	 */
+	@Override
+	public Duration remainingLease() {
+		List<Duration> leases = this.template.onAllNodes((node) -> node.remainingLease(this.key))
+			.stream()
+			.filter((lease) -> lease != null && !lease.isZero())
+			.sorted((a, b) -> b.compareTo(a))
+			.toList();
+		int quorum = this.template.getQuorum();
+		return (leases.size() >= quorum) ? leases.get(quorum - 1) : Duration.ZERO;
+	}
+
+	@Override
+	public long fencingToken() {
+		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
+		if (hold == null) {
+			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread");
+		}
+		return hold.token();
+	}
+
+	@Override
+	public boolean forceUnlock() {
+		return this.template.onAllNodes((node) -> node.forceUnlock(this.key, ""))
+			.stream()
+			.anyMatch(Boolean.TRUE::equals);
+	}
+
+	@Override
+	public String getName() {
+		return this.name;
+	}
+
+	@Override
+	public String toString() {
+		return "RedLock '" + this.name + "'";
+	}
+
+}

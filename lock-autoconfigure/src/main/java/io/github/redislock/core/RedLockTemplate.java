@@ -1,0 +1,214 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+/**
+ * {@link RedisLockTemplate} that takes exclusive locks with the RedLock algorithm over N
+ * independent Redis servers: a lock is held when a majority granted it within its lease.
+ * <p>
+ * Each attempt asks all nodes in parallel, each bounded by the node timeout. It succeeds
+ * when at least N/2+1 nodes granted the lock and the lease left after the time spent and
+ * the clock-drift allowance is positive; the lock's local deadline is then the attempt's
+ * start plus the lease minus the drift. Otherwise the lock is released on every node
+ * (including those that did not answer) and the attempt repeated after a random delay,
+ * within the wait time. Re-entry is local. The watchdog renews held locks on all nodes; a
+ * lock that a majority no longer renews is lost.
+ * <p>
+ * Fencing tokens: each node issues strictly increasing tokens per lock name; the lock's
+ * token is the largest the granting nodes issued. The quorums of two successive holders
+ * share a node, but tokens of different nodes are only comparable while the nodes' clocks
+ * agree (to within the time between the two acquisitions), so on RedLock the token is
+ * strictly increasing only under that assumption. Read-write locks are not available on
+ * RedLock.
+ */
+public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(RedLockTemplate.class);
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final List<LockCommands> nodes;
+
+	private final LockSettings settings;
+
+	private final RedLockSettings redlock;
+
+	private final LockKeys keys;
+
+	private final HoldRegistry holds = new HoldRegistry();
+
+	private final LockLossReporter losses;
+
+	private final ExecutorService calls;
+
+	private final ScheduledExecutorService watchdog;
+
+	public RedLockTemplate(List<? extends RedisConnectionFactory> nodes, LockSettings settings,
+			RedLockSettings redlock) {
+		Assert.notEmpty(nodes, "RedLock needs at least one node");
+		this.settings = settings;
+		this.redlock = redlock;
+		this.keys = new LockKeys(settings.keyPrefix());
+		this.nodes = nodes.stream().map((node) -> new LockCommands(node, this.keys)).toList();
+		this.losses = new LockLossReporter(this, settings.onLockLost());
+		this.calls = Executors.newCachedThreadPool((task) -> {
+			Thread thread = new Thread(task, "redlock-node-call");
+			thread.setDaemon(true);
+			return thread;
+		});
+		this.watchdog = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "redlock-watchdog");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = Math.max(1, settings.leaseTime().toMillis() / 3);
+		this.watchdog.scheduleAtFixedRate(this::renew, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	public void setLockLostListener(LockLostListener lockLostListener) {
+		this.losses.setListener(lockLostListener);
+	}
+
+	@Override
+	public RedisLock getLock(String name) {
+		return new RedLock(this, name, this.keys.lockKey(name));
+	}
+
+	/**
+	 * Not available: read-write locks need one Redis (or a Cluster).
+	 * @throws UnsupportedOperationException always
+	 */
+	@Override
+	public RedisReadWriteLock getReadWriteLock(String name) {
+		throw new UnsupportedOperationException("Read-write locks are not available on RedLock ('" + name
+				+ "'); use the RedisLockTemplate on the application's Redis");
+	}
+
+	@Override
+	public <T extends @Nullable Object> T execute(String name, Duration waitTime, @Nullable Duration leaseTime,
+			LockCallback<T> action) {
+		return DefaultRedisLockTemplate.execute(getLock(name), waitTime, leaseTime, action);
+	}
+
+	public int getNodeCount() {
+		return this.nodes.size();
+	}
+
+	public int getQuorum() {
+		return this.nodes.size() / 2 + 1;
+	}
+
+	@Override
+	public void destroy() {
+		this.watchdog.shutdownNow();
+		this.calls.shutdownNow();
+	}
+
+	// For RedLock.
+
+	String ownerId(long threadId) {
+		return this.instanceId + ":" + threadId;
+	}
+
+	LockSettings settings() {
+		return this.settings;
+	}
+
+	RedLockSettings redlock() {
+		return this.redlock;
+	}
+
+	HoldRegistry holds() {
+		return this.holds;
+	}
+
+	LockLossReporter losses() {
+		return this.losses;
+	}
+
+	/**
+	 * Run a call on every node in parallel; a node that fails or does not answer within
+	 * the node timeout gives {@code null}.
+	 */
+	<T> List<@Nullable T> onAllNodes(Function<LockCommands, T> call) {
+		List<CompletableFuture<T>> futures = new ArrayList<>(this.nodes.size());
+		for (LockCommands node : this.nodes) {
+			futures.add(CompletableFuture.supplyAsync(() -> call.apply(node), this.calls));
+		}
+		long deadline = System.nanoTime() + this.redlock.nodeTimeout().toNanos();
+		List<@Nullable T> results = new ArrayList<>(futures.size());
+		for (CompletableFuture<T> future : futures) {
+			T result = null;
+			try {
+				result = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (Exception ex) {
+				future.cancel(true);
+				logger.debug("RedLock node did not answer: " + ex);
+			}
+			results.add(result);
+		}
+		return results;
+	}
+
+	private void renew() {
+		try {
+			List<LockHold> due = this.holds.watchdogHolds();
+			if (!due.isEmpty()) {
+				List<String> lockKeys = due.stream().map(LockHold::key).toList();
+				List<String> owners = due.stream().map(LockHold::owner).toList();
+				long lease = this.settings.leaseTime().toMillis();
+				long sent = System.nanoTime();
+				List<boolean @Nullable []> results = onAllNodes((node) -> node.renew(lockKeys, owners, lease));
+				for (int i = 0; i < due.size(); i++) {
+					int renewed = 0;
+					int refused = 0;
+					for (boolean[] node : results) {
+						renewed += (node != null && node[i]) ? 1 : 0;
+						refused += (node != null && !node[i]) ? 1 : 0;
+					}
+					LockHold hold = due.get(i);
+					if (renewed >= getQuorum()) {
+						hold.renewed(sent, TimeUnit.MILLISECONDS.toNanos(lease - this.redlock.driftMillis(lease)));
+					}
+					else if (refused > this.nodes.size() - getQuorum()
+							&& this.holds.get(hold.key(), hold.threadId()) == hold) {
+						// Nodes that answered "not yours" are a majority: nobody can
+						// renew it for us.
+						this.losses.lost(hold, refused + " of " + this.nodes.size()
+								+ " RedLock nodes found it expired, deleted or held by another owner");
+					}
+				}
+			}
+			for (LockHold hold : this.holds.all()) {
+				if (hold.deadlinePassed()) {
+					this.losses.lost(hold, "its validity ran out before a majority of RedLock nodes renewed it");
+				}
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("RedLock watchdog tick failed", ex);
+		}
+	}
+
+}
