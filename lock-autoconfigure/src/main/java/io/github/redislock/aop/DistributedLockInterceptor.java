@@ -2,10 +2,10 @@ package io.github.redislock.aop;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.function.Supplier;
 
 import io.github.redislock.annotation.OnLockFailure;
 import io.github.redislock.core.DefaultRedisLockTemplate;
-import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -25,10 +25,19 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final SingletonSupplier<RedisLockTemplate> template;
 
-	public DistributedLockInterceptor(LockOperationSource operations,
-			java.util.function.Supplier<RedisLockTemplate> template) {
+	private final SingletonSupplier<RedisLockTemplate> redLockTemplate;
+
+	/**
+	 * Create an interceptor.
+	 * @param operations the annotated methods
+	 * @param template the template on the application's Redis
+	 * @param redLockTemplate the RedLock template, for {@code redlock = true}
+	 */
+	public DistributedLockInterceptor(LockOperationSource operations, Supplier<RedisLockTemplate> template,
+			Supplier<RedisLockTemplate> redLockTemplate) {
 		this.operations = operations;
 		this.template = SingletonSupplier.of(template);
+		this.redLockTemplate = SingletonSupplier.of(redLockTemplate);
 	}
 
 	@Override
@@ -40,9 +49,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String lockName = operation.lockName(invocation.getArguments());
-		RedisLock lock = operation.type().lock(this.template.obtain(), lockName);
+		RedisLock lock = operation.type()
+			.lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName);
 		if (!lock.tryLock(operation.waitTime(), operation.leaseTime())) {
-			return notAcquired(operation, lockName, invocation);
+			return notAcquired(operation, lock, invocation);
 		}
 		Object result;
 		try {
@@ -56,7 +66,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		return result;
 	}
 
-	private @Nullable Object notAcquired(LockOperation operation, String lockName, MethodInvocation invocation)
+	private @Nullable Object notAcquired(LockOperation operation, RedisLock lock, MethodInvocation invocation)
 			throws Throwable {
 		Method fallback = operation.fallback();
 		if (fallback != null) {
@@ -70,7 +80,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		if (operation.onFailure() == OnLockFailure.SKIP) {
 			return operation.skippedResult();
 		}
-		throw new LockAcquisitionException(lockName, operation.waitTime());
+		throw DefaultRedisLockTemplate.notAcquired(lock, operation.waitTime());
 	}
 
 }

@@ -15,6 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param description the annotation and method, for messages
  * @param type which lock the annotation asks for
+ * @param redlock whether to take the lock with RedLock
  * @param name the declared lock name
  * @param keys the key expressions
  * @param waitTime how long to wait
@@ -23,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * @param fallback the method to call instead when not acquired
  * @param returnType the method's return type
  */
-record LockOperation(String description, LockType type, String name, LockKeyExpressions keys, Duration waitTime,
-		@Nullable Duration leaseTime, OnLockFailure onFailure, @Nullable Method fallback, Class<?> returnType) {
+record LockOperation(String description, LockType type, boolean redlock, String name, LockKeyExpressions keys,
+		Duration waitTime, @Nullable Duration leaseTime, OnLockFailure onFailure, @Nullable Method fallback,
+		Class<?> returnType) {
 
 	String lockName(@Nullable Object[] arguments) {
 		return this.keys.appendTo(this.name, arguments);

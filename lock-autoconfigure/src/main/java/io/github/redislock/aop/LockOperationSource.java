@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 import io.github.redislock.annotation.OnLockFailure;
@@ -41,14 +42,19 @@ public final class LockOperationSource {
 
 	private final Supplier<Duration> defaultWaitTime;
 
+	private final BooleanSupplier redlockAvailable;
+
 	/**
 	 * Create a source.
 	 * @param placeholders resolves {@code ${...}} in durations
 	 * @param defaultWaitTime the wait time of annotations that set none
+	 * @param redlockAvailable whether RedLock nodes are configured
 	 */
-	public LockOperationSource(PropertyResolver placeholders, Supplier<Duration> defaultWaitTime) {
+	public LockOperationSource(PropertyResolver placeholders, Supplier<Duration> defaultWaitTime,
+			BooleanSupplier redlockAvailable) {
 		this.placeholders = placeholders;
 		this.defaultWaitTime = defaultWaitTime;
+		this.redlockAvailable = redlockAvailable;
 	}
 
 	/**
@@ -132,7 +138,13 @@ public final class LockOperationSource {
 							+ ", so the lock would be released before the asynchronous work finishes",
 					"Lock inside the asynchronous work, or return the result synchronously");
 		}
-		if (annotation.getBoolean("redlock")) {
+		boolean redlock = annotation.getBoolean("redlock");
+		if (redlock && type != LockType.EXCLUSIVE) {
+			throw new InvalidLockDefinitionException(
+					description + ": redlock = true, but read-write locks are not available on RedLock",
+					"Use @DistributedLock(redlock = true), or a read-write lock on the application's Redis");
+		}
+		if (redlock && !this.redlockAvailable.getAsBoolean()) {
 			throw new InvalidLockDefinitionException(
 					description + ": redlock = true, but no RedLock nodes are configured (redislock.redlock.nodes)",
 					"Configure the independent Redis servers in redislock.redlock.nodes, or remove redlock = true");
@@ -145,7 +157,7 @@ public final class LockOperationSource {
 		Duration leaseTime = duration(description, "leaseTime", annotation.getString("leaseTime"), false);
 		Method fallback = fallback(description, method,
 				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.getString("fallback"));
-		return new LockOperation(description, type, name, keys,
+		return new LockOperation(description, type, redlock, name, keys,
 				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
 				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType);
 	}

@@ -7,6 +7,7 @@ import io.github.redislock.aop.LockOperationSource;
 import io.github.redislock.core.RedisLockTemplate;
 
 import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -25,29 +26,33 @@ import org.springframework.core.type.AnnotationMetadata;
  * Auto-configuration of {@code @DistributedLock}: the advisor that runs annotated methods
  * under their locks, and the start-up check of every annotation.
  */
-@AutoConfiguration(after = RedisLockAutoConfiguration.class,
+@AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedLockAutoConfiguration.class },
 		afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")
 @ConditionalOnClass(AopConfigUtils.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @Import(RedisLockAnnotationAutoConfiguration.AutoProxyRegistrar.class)
 public final class RedisLockAnnotationAutoConfiguration {
 
+	private static final String REDLOCK_TEMPLATE = "redLockTemplate";
+
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static LockOperationSource redisLockOperationSource(Environment environment,
-			ObjectProvider<RedisLockProperties> properties) {
+			ObjectProvider<RedisLockProperties> properties, ListableBeanFactory beanFactory) {
 		return new LockOperationSource(environment,
-				() -> properties.getIfAvailable(RedisLockProperties::new).getWaitTime());
+				() -> properties.getIfAvailable(RedisLockProperties::new).getWaitTime(),
+				() -> beanFactory.containsBean(REDLOCK_TEMPLATE));
 	}
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static DistributedLockAdvisor redisLockAdvisor(LockOperationSource redisLockOperationSource,
-			ObjectProvider<RedisLockTemplate> template, Environment environment) {
+			ObjectProvider<RedisLockTemplate> template, Environment environment, ListableBeanFactory beanFactory) {
 		DistributedLockAdvisor advisor = new DistributedLockAdvisor(redisLockOperationSource,
-				new DistributedLockInterceptor(redisLockOperationSource, template::getObject));
+				new DistributedLockInterceptor(redisLockOperationSource, template::getObject,
+						() -> beanFactory.getBean(REDLOCK_TEMPLATE, RedisLockTemplate.class)));
 		advisor.setOrder(environment.getProperty("redislock.advice-order", Integer.class,
 				new RedisLockProperties().getAdviceOrder()));
 		return advisor;

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Primary;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
@@ -25,6 +26,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 public final class RedisLockAutoConfiguration {
 
 	@Bean
+	@Primary
 	@ConditionalOnMissingBean(RedisLockTemplate.class)
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,

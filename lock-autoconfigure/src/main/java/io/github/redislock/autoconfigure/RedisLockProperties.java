@@ -1,6 +1,8 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.redislock.core.OnLockLost;
 
@@ -52,6 +54,8 @@ public class RedisLockProperties {
 
 	private final Queue queue = new Queue();
 
+	private final Redlock redlock = new Redlock();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -102,6 +106,73 @@ public class RedisLockProperties {
 
 	public Queue getQueue() {
 		return this.queue;
+	}
+
+	public Redlock getRedlock() {
+		return this.redlock;
+	}
+
+	/**
+	 * RedLock settings: locks taken with {@code redlock = true} or through the
+	 * {@code redLockTemplate} bean.
+	 */
+	public static class Redlock {
+
+		/**
+		 * Independent Redis servers (masters without replication between them), as
+		 * 'redis://[user:password@]host:port' URIs, 'rediss://' for TLS. An odd number,
+		 * at least three, is usual: a lock needs a majority.
+		 */
+		private List<String> nodes = new ArrayList<>();
+
+		/**
+		 * How long one node may take to answer one attempt; keep it far below the lease.
+		 */
+		private Duration nodeTimeout = Duration.ofMillis(100);
+
+		/**
+		 * Mean pause between two attempts while waiting (randomised between half and one
+		 * and a half times it).
+		 */
+		private Duration retryDelay = Duration.ofMillis(200);
+
+		/**
+		 * Share of the lease assumed lost to clock drift between the nodes.
+		 */
+		private double clockDriftFactor = 0.01;
+
+		public List<String> getNodes() {
+			return this.nodes;
+		}
+
+		public void setNodes(List<String> nodes) {
+			this.nodes = nodes;
+		}
+
+		public Duration getNodeTimeout() {
+			return this.nodeTimeout;
+		}
+
+		public void setNodeTimeout(Duration nodeTimeout) {
+			this.nodeTimeout = nodeTimeout;
+		}
+
+		public Duration getRetryDelay() {
+			return this.retryDelay;
+		}
+
+		public void setRetryDelay(Duration retryDelay) {
+			this.retryDelay = retryDelay;
+		}
+
+		public double getClockDriftFactor() {
+			return this.clockDriftFactor;
+		}
+
+		public void setClockDriftFactor(double clockDriftFactor) {
+			this.clockDriftFactor = clockDriftFactor;
+		}
+
 	}
 
 	/**

@@ -1,0 +1,76 @@
+package io.github.redislock.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.github.redislock.core.LockSettings;
+import io.github.redislock.core.RedLockSettings;
+import io.github.redislock.core.RedLockTemplate;
+import io.lettuce.core.RedisClient;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Auto-configuration of the {@code redLockTemplate} bean when
+ * {@code redislock.redlock.nodes} lists RedLock nodes. The primary
+ * {@link io.github.redislock.core.RedisLockTemplate} stays on the application's Redis.
+ */
+@AutoConfiguration(after = RedisLockAutoConfiguration.class)
+@ConditionalOnClass(RedisClient.class)
+@ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
+@Conditional(RedLockAutoConfiguration.OnRedLockNodes.class)
+@EnableConfigurationProperties(RedisLockProperties.class)
+public final class RedLockAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RedLockNodeConnections redLockNodeConnections(RedisLockProperties properties) {
+		Duration nodeTimeout = properties.getRedlock().getNodeTimeout();
+		// A call that outlives its attempt is abandoned; the client timeout only bounds
+		// it.
+		return new RedLockNodeConnections(properties.getRedlock().getNodes(),
+				nodeTimeout.multipliedBy(10).plusSeconds(1));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "redLockTemplate")
+	RedLockTemplate redLockTemplate(RedLockNodeConnections connections, RedisLockProperties properties,
+			ApplicationEventPublisher eventPublisher) {
+		RedisLockProperties.Redlock redlock = properties.getRedlock();
+		RedLockTemplate template = new RedLockTemplate(connections.factories(),
+				new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(), properties.getOnLockLost()),
+				new RedLockSettings(redlock.getNodeTimeout(), redlock.getRetryDelay(), redlock.getClockDriftFactor()));
+		template.setLockLostListener(eventPublisher::publishEvent);
+		return template;
+	}
+
+	/**
+	 * Matches when {@code redislock.redlock.nodes} is set and not empty.
+	 */
+	static class OnRedLockNodes extends SpringBootCondition {
+
+		@Override
+		public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+			List<String> nodes = Binder.get(context.getEnvironment())
+				.bind("redislock.redlock.nodes", Bindable.listOf(String.class))
+				.orElse(List.of());
+			return nodes.isEmpty() ? ConditionOutcome.noMatch("no redislock.redlock.nodes")
+					: ConditionOutcome.match(nodes.size() + " RedLock node(s) configured");
+		}
+
+	}
+
+}
