@@ -32,7 +32,7 @@ public final class RedisLockAutoConfiguration {
 	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
 			ApplicationEventPublisher eventPublisher) {
 		LockSettings settings = new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(),
-				properties.getOnLockLost());
+				properties.getOnLockLost(), properties.getMinReplicasAcked(), properties.getReplicaAckTimeout());
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory, settings);
 		template.setLockLostListener(eventPublisher::publishEvent);
 		return template;

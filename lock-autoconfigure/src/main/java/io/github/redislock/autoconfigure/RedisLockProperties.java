@@ -52,6 +52,18 @@ public class RedisLockProperties {
 	 */
 	private int adviceOrder = Ordered.LOWEST_PRECEDENCE - 100;
 
+	/**
+	 * Replicas that must confirm an acquisition (with the WAIT command) before it counts;
+	 * a shortfall releases the lock again and counts as not acquired. 0 turns this off.
+	 * With Sentinel, it keeps an acknowledged lock through a failover.
+	 */
+	private int minReplicasAcked = 0;
+
+	/**
+	 * How long an acquisition waits for the replicas' confirmation.
+	 */
+	private Duration replicaAckTimeout = Duration.ofMillis(100);
+
 	private final Queue queue = new Queue();
 
 	private final Redlock redlock = new Redlock();
@@ -102,6 +114,22 @@ public class RedisLockProperties {
 
 	public void setAdviceOrder(int adviceOrder) {
 		this.adviceOrder = adviceOrder;
+	}
+
+	public int getMinReplicasAcked() {
+		return this.minReplicasAcked;
+	}
+
+	public void setMinReplicasAcked(int minReplicasAcked) {
+		this.minReplicasAcked = minReplicasAcked;
+	}
+
+	public Duration getReplicaAckTimeout() {
+		return this.replicaAckTimeout;
+	}
+
+	public void setReplicaAckTimeout(Duration replicaAckTimeout) {
+		this.replicaAckTimeout = replicaAckTimeout;
 	}
 
 	public Queue getQueue() {

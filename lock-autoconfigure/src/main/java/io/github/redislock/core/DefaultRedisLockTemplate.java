@@ -53,8 +53,9 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		this.settings = settings;
 		this.losses = new LockLossReporter(this, settings.onLockLost());
 		this.keys = new LockKeys(settings.keyPrefix());
-		this.commands = new LockCommands(connectionFactory, this.keys);
-		this.readWriteCommands = new ReadWriteLockCommands(this.commands.redis(), this.keys.channel());
+		this.commands = new LockCommands(connectionFactory, this.keys, settings.minReplicasAcked(),
+				settings.replicaAckTimeout().toMillis());
+		this.readWriteCommands = new ReadWriteLockCommands(this.commands, this.keys.channel());
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
 				this.losses::lost);

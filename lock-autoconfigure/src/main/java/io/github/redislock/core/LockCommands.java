@@ -1,12 +1,22 @@
 package io.github.redislock.core;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.ClassPathResource;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -33,13 +43,27 @@ final class LockCommands {
 	 */
 	private static final long MIN_FENCE_RETENTION_MS = Duration.ofMinutes(1).toMillis();
 
+	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
+	static final long NOT_ACKNOWLEDGED = -1;
+
 	private final StringRedisTemplate redis;
 
 	private final LockKeys keys;
 
+	private final int minReplicasAcked;
+
+	private final long replicaAckTimeoutMillis;
+
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
+		this(connectionFactory, keys, 0, 0);
+	}
+
+	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys, int minReplicasAcked,
+			long replicaAckTimeoutMillis) {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = keys;
+		this.minReplicasAcked = minReplicasAcked;
+		this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
 	}
 
 	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
@@ -52,10 +76,82 @@ final class LockCommands {
 	 * lease in milliseconds
 	 */
 	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-		Long result = this.redis.execute(ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), owner,
-				Long.toString(leaseMillis), Long.toString(fenceRetention(leaseMillis)), flag(willWait),
-				flag(othersWait));
-		return nonNull(result, "acquire");
+		return acquiring(
+				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
+						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
+				() -> release(lockKey, owner, ""));
+	}
+
+	/**
+	 * Run an acquire script. With replica acknowledgement on, a successful acquisition is
+	 * followed by WAIT on the same connection; when fewer replicas than required confirm
+	 * it, {@code undo} releases it again and {@link #NOT_ACKNOWLEDGED} is returned.
+	 */
+	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo) {
+		if (this.minReplicasAcked == 0) {
+			return nonNull(this.redis.execute(script, keys, args.toArray()), "acquire");
+		}
+		long[] result = this.redis.execute((RedisCallback<long[]>) (connection) -> {
+			byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
+			int i = 0;
+			for (String value : keys) {
+				keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+			}
+			for (String value : args) {
+				keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+			}
+			long token = nonNull(evalSha(connection, script, keys.size(), keysAndArgs), "acquire");
+			if (token <= 0) {
+				return new long[] { token, 0 };
+			}
+			return new long[] { token, waitForReplicas(connection) };
+		}, true);
+		if (result != null && result[0] > 0 && result[1] < this.minReplicasAcked) {
+			undo.run();
+			return NOT_ACKNOWLEDGED;
+		}
+		return (result != null) ? result[0] : NOT_ACKNOWLEDGED;
+	}
+
+	/**
+	 * WAIT covers the writes of one connection, so it runs on the connection that ran the
+	 * acquire script.
+	 * @return how many replicas confirmed
+	 */
+	private long waitForReplicas(RedisConnection connection) {
+		Object nativeConnection = connection.getNativeConnection();
+		if (!(nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands)) {
+			throw new IllegalStateException("Replica acknowledgement (redislock.min-replicas-acked) needs a Lettuce"
+					+ " connection factory, not " + nativeConnection.getClass().getName());
+		}
+		try {
+			Long acked = commands.waitForReplication(this.minReplicasAcked, this.replicaAckTimeoutMillis)
+				.get(this.replicaAckTimeoutMillis + 5000, TimeUnit.MILLISECONDS);
+			return (acked != null) ? acked : 0;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return 0;
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			return 0;
+		}
+	}
+
+	private static @Nullable Long evalSha(RedisConnection connection, RedisScript<Long> script, int keyCount,
+			byte[][] keysAndArgs) {
+		try {
+			return connection.scriptingCommands().evalSha(script.getSha1(), ReturnType.INTEGER, keyCount, keysAndArgs);
+		}
+		catch (RuntimeException ex) {
+			String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
+			if (message == null || !message.contains("NOSCRIPT")) {
+				throw ex;
+			}
+			return connection.scriptingCommands()
+				.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ReturnType.INTEGER, keyCount,
+						keysAndArgs);
+		}
 	}
 
 	/**
@@ -117,7 +213,7 @@ final class LockCommands {
 		return value ? "1" : "0";
 	}
 
-	private static long nonNull(Long result, String script) {
+	private static long nonNull(@Nullable Long result, String script) {
 		if (result == null) {
 			throw new IllegalStateException("Redis returned no result for the " + script
 					+ " script; is the connection in a pipeline or transaction?");

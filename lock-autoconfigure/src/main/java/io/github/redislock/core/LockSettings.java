@@ -11,13 +11,21 @@ import org.springframework.util.Assert;
  * @param leaseTime lease of locks taken without a fixed lease; the watchdog renews them
  * every third of it
  * @param onLockLost what releasing a lost lock does
+ * @param minReplicasAcked replicas that must confirm an acquisition (with WAIT) before it
+ * counts; 0: none
+ * @param replicaAckTimeout how long to wait for those confirmations
  */
-public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost) {
+public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost, int minReplicasAcked,
+		Duration replicaAckTimeout) {
 
 	/**
 	 * Defaults: prefix {@code redislock}, 30 second lease, throw on lost locks.
 	 */
 	public static final LockSettings DEFAULTS = new LockSettings("redislock", Duration.ofSeconds(30), OnLockLost.THROW);
+
+	public LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost) {
+		this(keyPrefix, leaseTime, onLockLost, 0, Duration.ofMillis(100));
+	}
 
 	public LockSettings {
 		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
@@ -26,14 +34,22 @@ public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLo
 		Assert.notNull(leaseTime, "'leaseTime' must not be null");
 		Assert.isTrue(leaseTime.toMillis() >= 30, () -> "'leaseTime' must be at least 30ms: " + leaseTime);
 		Assert.notNull(onLockLost, "'onLockLost' must not be null");
+		Assert.isTrue(minReplicasAcked >= 0, "'minReplicasAcked' must not be negative");
+		Assert.isTrue(replicaAckTimeout.toMillis() > 0, "'replicaAckTimeout' must be positive");
 	}
 
 	public LockSettings withLeaseTime(Duration leaseTime) {
-		return new LockSettings(this.keyPrefix, leaseTime, this.onLockLost);
+		return new LockSettings(this.keyPrefix, leaseTime, this.onLockLost, this.minReplicasAcked,
+				this.replicaAckTimeout);
 	}
 
 	public LockSettings withOnLockLost(OnLockLost onLockLost) {
-		return new LockSettings(this.keyPrefix, this.leaseTime, onLockLost);
+		return new LockSettings(this.keyPrefix, this.leaseTime, onLockLost, this.minReplicasAcked,
+				this.replicaAckTimeout);
+	}
+
+	public LockSettings withReplicaAcknowledgement(int minReplicasAcked, Duration replicaAckTimeout) {
+		return new LockSettings(this.keyPrefix, this.leaseTime, this.onLockLost, minReplicasAcked, replicaAckTimeout);
 	}
 
 }

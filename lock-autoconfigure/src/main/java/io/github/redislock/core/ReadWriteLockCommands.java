@@ -24,10 +24,13 @@ final class ReadWriteLockCommands {
 
 	private final StringRedisTemplate redis;
 
+	private final LockCommands commands;
+
 	private final String channel;
 
-	ReadWriteLockCommands(StringRedisTemplate redis, String channel) {
-		this.redis = redis;
+	ReadWriteLockCommands(LockCommands commands, String channel) {
+		this.commands = commands;
+		this.redis = commands.redis();
 		this.channel = channel;
 	}
 
@@ -42,10 +45,11 @@ final class ReadWriteLockCommands {
 	 */
 	long acquire(ReadWriteKeys keys, boolean write, String owner, long leaseMillis, boolean willWait,
 			boolean othersWait) {
-		return value(this.redis.execute(ACQUIRE,
-				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()), owner,
-				Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
-				LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r"));
+		return this.commands.acquiring(ACQUIRE,
+				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
+				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
+						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r"),
+				() -> release(keys, write, owner, ""));
 	}
 
 	/**

@@ -1,0 +1,90 @@
+package io.github.redislock.core;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.data.redis.core.RedisCallback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * With replica acknowledgement, an acquisition counts only once the replicas confirm it.
+ */
+@ExtendWith(RedisExtension.class)
+class ReplicaAcknowledgementTests {
+
+	private final LocalRedisServer master;
+
+	private final LocalRedisServer replica;
+
+	private final LockTemplates templates;
+
+	private final String name = "acked-" + UUID.randomUUID();
+
+	ReplicaAcknowledgementTests(RedisServers servers) {
+		this.master = servers.start("--repl-diskless-sync-delay", "0");
+		this.replica = servers.start("--replicaof", "127.0.0.1", Integer.toString(this.master.port()));
+		this.templates = new LockTemplates(this.master);
+		// Ready when writes flow: a write on the master shows on the replica.
+		this.master.template().opsForValue().set("replication-probe", "1");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> "1".equals(this.replica.template().opsForValue().get("replication-probe")));
+	}
+
+	private static String info(LocalRedisServer server) {
+		return String.valueOf(server.template()
+			.execute((RedisCallback<Object>) (connection) -> connection.serverCommands().info("replication")));
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.templates.close();
+	}
+
+	private DefaultRedisLockTemplate acknowledged(int replicas) {
+		return this.templates
+			.create(LockSettings.DEFAULTS.withReplicaAcknowledgement(replicas, Duration.ofMillis(200)));
+	}
+
+	@Test
+	void acknowledgedLockIsOnTheReplicaWhenTheAcquireReturns() {
+		RedisLock lock = acknowledged(1).getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		assertThat(this.replica.template().hasKey("redislock:{" + this.name + "}")).isTrue();
+		lock.unlock();
+		RedisLock write = acknowledged(1).getReadWriteLock(this.name).writeLock();
+		assertThat(write.tryLock(Duration.ZERO, null)).isTrue();
+		write.unlock();
+	}
+
+	@Test
+	void shortfallOfReplicasCountsAsNotAcquiredAndLeavesNoLock() {
+		RedisLock lock = acknowledged(1).getLock(this.name);
+		this.replica.pause();
+		try {
+			assertThat(lock.tryLock(Duration.ofMillis(500), null)).isFalse();
+			assertThat(lock.isLocked()).as("released again").isFalse();
+		}
+		finally {
+			this.replica.resume();
+		}
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> lock.tryLock(Duration.ZERO, null));
+		lock.unlock();
+	}
+
+	@Test
+	void moreReplicasThanExistAreNeverEnough() {
+		RedisLock lock = acknowledged(2).getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isFalse();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+}
