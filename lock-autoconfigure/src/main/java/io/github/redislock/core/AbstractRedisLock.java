@@ -6,6 +6,7 @@ import java.util.concurrent.locks.Condition;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.util.Assert;
 
 /**
@@ -41,6 +42,8 @@ abstract class AbstractRedisLock implements RedisLock {
 	 * reserved for a waiting writer; the rest is the reservation's remaining ms.
 	 */
 	static final long RESERVED_FOR_WRITER = 1L << 40;
+
+	private static final long CONNECTION_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
 	/**
 	 * Try once to take the lock.
@@ -164,7 +167,16 @@ abstract class AbstractRedisLock implements RedisLock {
 				}
 				catch (RuntimeException ex) {
 					if (!interruptedDuring(ex)) {
-						throw ex;
+						long left = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+						if (!(ex instanceof DataAccessException) || left <= 0) {
+							throw ex;
+						}
+						// Redis unreachable for now (e.g. a failover): a waiting caller
+						// keeps
+						// trying within its wait time; a last failure is reported as it
+						// is.
+						pause(Math.min(left, CONNECTION_RETRY_NANOS), interruptible);
+						continue;
 					}
 					// The script may have run before the interrupt: undo it,
 					// owner-checked.
@@ -270,6 +282,18 @@ abstract class AbstractRedisLock implements RedisLock {
 			finally {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	private static void pause(long nanos, boolean interruptible) throws InterruptedException {
+		try {
+			TimeUnit.NANOSECONDS.sleep(nanos);
+		}
+		catch (InterruptedException ex) {
+			if (interruptible) {
+				throw ex;
+			}
+			Thread.currentThread().interrupt();
 		}
 	}
 

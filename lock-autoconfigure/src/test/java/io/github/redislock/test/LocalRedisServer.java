@@ -72,11 +72,44 @@ public final class LocalRedisServer extends RedisServer {
 				+ " apt-get install -y redis-server), set REDIS_SERVER to its path, or set REDIS_URL", last);
 	}
 
+	/**
+	 * Start a Sentinel on a free loopback port that monitors the given master.
+	 */
+	public static LocalRedisServer startSentinel(String masterName, int masterPort, int quorum) {
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int port = freePort();
+			try {
+				Path directory = Files.createTempDirectory("redislock-test-sentinel-");
+				Path config = directory.resolve("sentinel.conf");
+				Files.writeString(config,
+						String.join("\n", "port " + port, "bind 127.0.0.1", "dir " + directory,
+								"sentinel monitor " + masterName + " 127.0.0.1 " + masterPort + " " + quorum,
+								"sentinel down-after-milliseconds " + masterName + " 1000",
+								"sentinel failover-timeout " + masterName + " 5000",
+								"sentinel parallel-syncs " + masterName + " 1", ""));
+				LocalRedisServer server = launch(List.of(RedisBinary.path(), config.toString(), "--sentinel"), port,
+						directory, RedisBinary.path(), new String[0]);
+				if (server != null) {
+					return server;
+				}
+			}
+			catch (IOException ex) {
+				// try another port
+			}
+		}
+		throw new IllegalStateException("Could not start a Redis Sentinel");
+	}
+
 	private static LocalRedisServer tryStart(String binary, int port, String... extraArguments) throws IOException {
 		Path directory = Files.createTempDirectory("redislock-test-redis-");
 		List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
 				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
 		command.addAll(List.of(extraArguments));
+		return launch(command, port, directory, binary, extraArguments);
+	}
+
+	private static LocalRedisServer launch(List<String> command, int port, Path directory, String binary,
+			String[] extraArguments) throws IOException {
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(directory.resolve("redis.log").toFile())
 			.start();
