@@ -14,6 +14,7 @@ import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.lettuce.core.ClientOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * RedLock over five independent redis-server processes, with nodes killed, restarted and
  * frozen.
  */
+@Tag("slow-fault")
 @ExtendWith(RedisExtension.class)
 class RedLockTests {
 

@@ -7,6 +7,7 @@ import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -18,6 +19,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * With replica acknowledgement, an acquisition counts only once the replicas confirm it.
  */
+@Tag("slow-fault")
 @ExtendWith(RedisExtension.class)
 class ReplicaAcknowledgementTests {
 
