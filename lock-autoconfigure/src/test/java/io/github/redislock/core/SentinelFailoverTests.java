@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisSentinelGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -32,6 +33,21 @@ class SentinelFailoverTests {
 		this.holderThread.shutdownNow();
 		this.waiterThread.shutdownNow();
 		this.group.close();
+	}
+
+	@Test
+	void starterWorksThroughSpringBootsSentinelProperties() {
+		LockApplicationContextRunner.unconfigured()
+			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinelGroup.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + this.group.sentinelNodes(), "redislock.min-replicas-acked=1")
+			.run((context) -> {
+				RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("through-sentinel");
+				assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
+				assertThat(this.group.replica().template().hasKey("redislock:{through-sentinel}"))
+					.as("acknowledged by the replica")
+					.isTrue();
+				lock.unlock();
+			});
 	}
 
 	@Test

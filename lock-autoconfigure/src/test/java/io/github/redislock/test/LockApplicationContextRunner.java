@@ -18,10 +18,16 @@ public final class LockApplicationContextRunner {
 	}
 
 	public static ApplicationContextRunner on(RedisServer redis) {
+		return unconfigured().withPropertyValues(redis.springProperties());
+	}
+
+	/**
+	 * Without Redis properties: the test sets {@code spring.data.redis.*} itself.
+	 */
+	public static ApplicationContextRunner unconfigured() {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class))
-			.withPropertyValues(redis.springProperties());
+					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class));
 	}
 
 }

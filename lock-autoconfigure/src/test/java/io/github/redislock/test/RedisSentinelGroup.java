@@ -87,6 +87,14 @@ public final class RedisSentinelGroup implements AutoCloseable {
 		return digits.matches("\\d+") ? Integer.parseInt(digits) : -1;
 	}
 
+	/**
+	 * Return the Sentinels as {@code host:port,host:port,...}.
+	 */
+	public String sentinelNodes() {
+		return String.join(",",
+				this.sentinels.stream().map((sentinel) -> sentinel.host() + ":" + sentinel.port()).toList());
+	}
+
 	public LocalRedisServer master() {
 		return this.master;
 	}
