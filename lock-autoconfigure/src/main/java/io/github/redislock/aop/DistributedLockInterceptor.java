@@ -6,6 +6,7 @@ import java.util.function.Supplier;
 
 import io.github.redislock.annotation.OnLockFailure;
 import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.LockMetricNames;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -51,7 +52,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		String lockName = operation.lockName(invocation.getArguments());
 		RedisLock lock = operation.type()
 			.lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName);
-		if (!lock.tryLock(operation.waitTime(), operation.leaseTime())) {
+		// Measured under the declared name, never the per-call key.
+		if (!LockMetricNames.with(operation.name(), () -> lock.tryLock(operation.waitTime(), operation.leaseTime()))) {
 			return notAcquired(operation, lock, invocation);
 		}
 		Object result;

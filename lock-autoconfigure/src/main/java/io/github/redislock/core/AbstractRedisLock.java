@@ -59,6 +59,11 @@ abstract class AbstractRedisLock implements RedisLock {
 	abstract long tryRelease(String owner);
 
 	/**
+	 * Return the kind of lock, for metrics.
+	 */
+	abstract LockKind kind();
+
+	/**
 	 * Checks before the calling thread, which does not hold this lock yet, acquires it.
 	 */
 	void checkAcquire(long threadId) {
@@ -152,7 +157,10 @@ abstract class AbstractRedisLock implements RedisLock {
 		}
 		String owner = this.template.ownerId(threadId);
 		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.template.leaseMillis();
+		String metricName = LockMetricNames.of(this.name);
+		LockObserver observer = this.template.observer();
 		long start = System.nanoTime();
+		boolean failed = true;
 		ReleaseSignals signals = this.template.signals();
 		ReleaseSignals.Waiter waiter = null;
 		boolean acquired = false;
@@ -191,14 +199,18 @@ abstract class AbstractRedisLock implements RedisLock {
 				}
 				if (result > 0) {
 					LockHold hold = new LockHold(this.name, this.key, owner, threadId, result, leaseTime == null, sent,
-							TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+							TimeUnit.MILLISECONDS.toNanos(leaseMillis), kind(), metricName);
 					this.template.holds().add(hold);
 					LockContext.entered(hold);
 					acquired = true;
+					failed = false;
+					observer.acquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start));
 					return true;
 				}
 				remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 				if (remaining <= 0) {
+					failed = false;
+					observer.notAcquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start), false);
 					return false;
 				}
 				if (waiter == null) {
@@ -229,6 +241,9 @@ abstract class AbstractRedisLock implements RedisLock {
 			}
 		}
 		finally {
+			if (failed) {
+				observer.notAcquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start), true);
+			}
 			if (waiter != null) {
 				signals.unregister(this.signalKey, waiter, acquired);
 				if (!acquired) {
@@ -257,6 +272,8 @@ abstract class AbstractRedisLock implements RedisLock {
 			return;
 		}
 		this.template.holds().remove(hold);
+		this.template.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
 		long result = release(hold.owner());
 		this.template.signals().signal(this.signalKey);
 		if (result == 1) {

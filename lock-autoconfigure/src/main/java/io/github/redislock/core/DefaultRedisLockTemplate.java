@@ -58,7 +58,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		this.readWriteCommands = new ReadWriteLockCommands(this.commands, this.keys.channel());
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
-				this.losses::lost);
+				this.losses::lost, (count) -> this.losses.observer().renewed(count));
 	}
 
 	/**
@@ -68,6 +68,19 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	public void setLockLostListener(LockLostListener lockLostListener) {
 		Assert.notNull(lockLostListener, "'lockLostListener' must not be null");
 		this.losses.setListener(lockLostListener);
+	}
+
+	/**
+	 * Set the observer told what the locks do (metrics).
+	 * @param observer the observer
+	 */
+	public void setLockObserver(LockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.losses.setObserver(observer);
+	}
+
+	LockObserver observer() {
+		return this.losses.observer();
 	}
 
 	@Override

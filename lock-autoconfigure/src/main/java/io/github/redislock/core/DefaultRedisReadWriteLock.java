@@ -56,6 +56,11 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
+		LockKind kind() {
+			return LockKind.READ;
+		}
+
+		@Override
 		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
 			return this.template.readWriteCommands()
 				.acquire(this.keys, false, owner, leaseMillis, willWait, othersWait);
@@ -97,6 +102,11 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
 			super(template, name, keys.write(), keys.write());
 			this.keys = keys;
+		}
+
+		@Override
+		LockKind kind() {
+			return LockKind.WRITE;
 		}
 
 		@Override

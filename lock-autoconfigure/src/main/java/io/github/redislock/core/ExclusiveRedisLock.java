@@ -13,6 +13,11 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	}
 
 	@Override
+	LockKind kind() {
+		return LockKind.EXCLUSIVE;
+	}
+
+	@Override
 	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
 		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait);
 	}

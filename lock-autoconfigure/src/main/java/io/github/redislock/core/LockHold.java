@@ -25,6 +25,10 @@ final class LockHold {
 
 	private final long acquiredNanos;
 
+	private final LockKind kind;
+
+	private final String metricName;
+
 	/** Only the owning thread changes it. */
 	private int count = 1;
 
@@ -33,7 +37,9 @@ final class LockHold {
 	private volatile @Nullable String lostReason;
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
-			long leaseNanos) {
+			long leaseNanos, LockKind kind, String metricName) {
+		this.kind = kind;
+		this.metricName = metricName;
 		this.name = name;
 		this.key = key;
 		this.owner = owner;
@@ -46,6 +52,14 @@ final class LockHold {
 
 	String name() {
 		return this.name;
+	}
+
+	LockKind kind() {
+		return this.kind;
+	}
+
+	String metricName() {
+		return this.metricName;
 	}
 
 	String key() {

@@ -20,6 +20,9 @@ final class LockLossReporter {
 	private volatile LockLostListener listener = (event) -> {
 	};
 
+	private volatile LockObserver observer = new LockObserver() {
+	};
+
 	LockLossReporter(Object source, OnLockLost onLockLost) {
 		this.source = source;
 		this.onLockLost = onLockLost;
@@ -29,6 +32,14 @@ final class LockLossReporter {
 		this.listener = listener;
 	}
 
+	void setObserver(LockObserver observer) {
+		this.observer = observer;
+	}
+
+	LockObserver observer() {
+		return this.observer;
+	}
+
 	/**
 	 * The hold is lost; reported once.
 	 */
@@ -36,6 +47,7 @@ final class LockLossReporter {
 		if (!hold.markLost(reason)) {
 			return;
 		}
+		this.observer.lost(hold.metricName(), hold.kind());
 		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
 				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
 		try {

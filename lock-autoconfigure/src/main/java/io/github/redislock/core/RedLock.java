@@ -91,6 +91,8 @@ final class RedLock implements RedisLock {
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
 		RedLockSettings redlock = this.template.redlock();
 		int quorum = this.template.getQuorum();
+		String metricName = LockMetricNames.of(this.name);
+		LockObserver observer = this.template.losses().observer();
 		long start = System.nanoTime();
 		while (true) {
 			long attemptStart = System.nanoTime();
@@ -102,9 +104,11 @@ final class RedLock implements RedisLock {
 			if (granted >= quorum && validity > 0) {
 				long token = results.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(1);
 				LockHold hold = new LockHold(this.name, this.key, owner, threadId, token, leaseTime == null,
-						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)));
+						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)),
+						LockKind.EXCLUSIVE, metricName);
 				this.template.holds().add(hold);
 				LockContext.entered(hold);
+				observer.acquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start));
 				return true;
 			}
 			// Not held: undo the partial grant everywhere, also where no answer came.
@@ -112,6 +116,8 @@ final class RedLock implements RedisLock {
 			LAST_GRANTED.get()[0] = (int) granted;
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {
+				observer.notAcquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start),
+						false);
 				return false;
 			}
 			long mean = redlock.retryDelay().toNanos();
@@ -137,6 +143,9 @@ final class RedLock implements RedisLock {
 			return;
 		}
 		this.template.holds().remove(hold);
+		this.template.losses()
+			.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
 		List<@Nullable Long> results = this.template.onAllNodes((node) -> node.release(this.key, hold.owner(), ""));
 		long released = results.stream().filter((result) -> result != null && result == 1).count();
 		if (released < this.template.getQuorum() || !hold.isHeld()) {

@@ -86,6 +86,14 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 		this.losses.setListener(lockLostListener);
 	}
 
+	/**
+	 * Set the observer told what the locks do (metrics).
+	 * @param observer the observer
+	 */
+	public void setLockObserver(LockObserver observer) {
+		this.losses.setObserver(observer);
+	}
+
 	@Override
 	public RedisLock getLock(String name) {
 		return new RedLock(this, name, this.keys.lockKey(name));
@@ -190,6 +198,7 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 					LockHold hold = due.get(i);
 					if (renewed >= getQuorum()) {
 						hold.renewed(sent, TimeUnit.MILLISECONDS.toNanos(lease - this.redlock.driftMillis(lease)));
+						this.losses.observer().renewed(1);
 					}
 					else if (refused > this.nodes.size() - getQuorum()
 							&& this.holds.get(hold.key(), hold.threadId()) == hold) {

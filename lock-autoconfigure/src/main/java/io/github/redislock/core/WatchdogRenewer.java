@@ -8,6 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -37,11 +38,15 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private final BiConsumer<LockHold, String> onLost;
 
+	private final IntConsumer onRenewed;
+
 	private final ScheduledExecutorService scheduler;
 
 	private volatile Boolean cluster;
 
-	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost) {
+	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
+			IntConsumer onRenewed) {
+		this.onRenewed = onRenewed;
 		this.holds = holds;
 		this.commands = commands;
 		this.leaseMillis = leaseMillis;
@@ -91,15 +96,20 @@ final class WatchdogRenewer implements AutoCloseable {
 			return;
 		}
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.leaseMillis);
+		int count = 0;
 		for (int i = 0; i < renewed.length; i++) {
 			LockHold hold = batch.get(i);
 			if (renewed[i]) {
 				hold.renewed(sent, leaseNanos);
+				count++;
 			}
 			else if (this.holds.get(hold.key(), hold.threadId()) == hold) {
 				// Still registered, so not simply released while we renewed.
 				this.onLost.accept(hold, "a renewal found it expired, deleted or held by another owner");
 			}
+		}
+		if (count > 0) {
+			this.onRenewed.accept(count);
 		}
 	}
 

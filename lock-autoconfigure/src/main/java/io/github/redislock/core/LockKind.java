@@ -1,0 +1,19 @@
+package io.github.redislock.core;
+
+/**
+ * The kinds of lock, as metrics tag them ({@code type}: {@code exclusive}, {@code read},
+ * {@code write}).
+ */
+public enum LockKind {
+
+	EXCLUSIVE, READ, WRITE;
+
+	/**
+	 * Return the tag value.
+	 * @return the lower-case name
+	 */
+	public String tag() {
+		return name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+}
