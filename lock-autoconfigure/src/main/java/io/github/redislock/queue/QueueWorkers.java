@@ -16,12 +16,14 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * Runs the {@code @QueuedTask} methods of this instance: one {@link QueuePoller} per
@@ -167,6 +169,7 @@ public final class QueueWorkers implements SmartLifecycle {
 			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), task.payload());
 			invoke(handler, arguments);
 			settle(task, "ack", "");
+			this.queue.observer().processed(task.queue(), "success");
 		}
 		catch (Throwable failure) {
 			if (failure instanceof InterruptedException) {
@@ -178,8 +181,9 @@ public final class QueueWorkers implements SmartLifecycle {
 
 	private void invoke(Handler handler, @Nullable Object[] arguments) throws Throwable {
 		Object bean = this.beanFactory.getBean(handler.beanName());
-		Method method = org.springframework.aop.support.AopUtils.selectInvocableMethod(handler.method(),
-				bean.getClass());
+		Method method = AopUtils.selectInvocableMethod(handler.method(), bean.getClass());
+		// Beans are often package-private classes with public methods.
+		ReflectionUtils.makeAccessible(method);
 		WORKER_CALL.set(Boolean.TRUE);
 		try {
 			method.invoke(bean, arguments);
@@ -199,12 +203,14 @@ public final class QueueWorkers implements SmartLifecycle {
 					+ " times; moved to the dead letters", failure);
 			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
 			settle(task, "dead", info);
+			this.queue.observer().processed(task.queue(), "dead");
 		}
 		else {
 			long backoff = this.settings.backoff(task.attempt()).toMillis();
 			logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' failed (attempt " + task.attempt()
 					+ " of " + this.settings.maxAttempts() + "); retrying in " + backoff + "ms: " + error);
 			settle(task, "retry", Long.toString(backoff));
+			this.queue.observer().processed(task.queue(), "retry");
 		}
 	}
 

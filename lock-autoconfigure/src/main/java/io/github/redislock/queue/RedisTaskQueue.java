@@ -3,7 +3,6 @@ package io.github.redislock.queue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -36,11 +35,17 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private static final RedisScript<Long> DEAD_LETTERS = script("dead-letters.lua", Long.class);
 
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DEPTHS = script("depths.lua", List.class);
+
 	private final StringRedisTemplate redis;
 
 	private final JsonMapper json;
 
 	private final QueueKeys keys;
+
+	private volatile QueueObserver observer = new QueueObserver() {
+	};
 
 	public RedisTaskQueue(RedisConnectionFactory connectionFactory, JsonMapper json, String keyPrefix) {
 		this.redis = new StringRedisTemplate(connectionFactory);
@@ -80,7 +85,11 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		Long result = this.redis.execute(ENQUEUE, this.keys.waiting(queue), id, payload, Long.toString(delayMillis),
 				replace ? "1" : "0", this.keys.channel(), queue);
-		return result != null && result == 1;
+		boolean enqueued = result != null && result == 1;
+		if (enqueued) {
+			this.observer.enqueued(queue);
+		}
+		return enqueued;
 	}
 
 	@Override
@@ -150,15 +159,30 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	}
 
 	/**
-	 * Depths of a queue for monitoring: ready (due), delayed, in flight, dead.
+	 * Return how many tasks of a queue are in each state.
+	 * @param queue the queue name
+	 * @return the depths
 	 */
-	Map<String, Long> depths(String queue) {
+	public QueueDepths depths(String queue) {
 		List<String> keys = this.keys.settling(queue);
-		Long waiting = this.redis.opsForZSet().zCard(keys.get(0));
-		Long inflight = this.redis.opsForZSet().zCard(keys.get(2));
-		Long dead = this.redis.opsForZSet().zCard(keys.get(5));
-		return Map.of("waiting", (waiting != null) ? waiting : 0, "inflight", (inflight != null) ? inflight : 0, "dead",
-				(dead != null) ? dead : 0);
+		List<?> result = this.redis.execute(DEPTHS, List.of(keys.get(0), keys.get(2), keys.get(5)));
+		long[] values = new long[5];
+		for (int i = 0; result != null && i < values.length && i < result.size(); i++) {
+			values[i] = ((Number) result.get(i)).longValue();
+		}
+		return new QueueDepths(values[0], values[1], values[2], values[3], values[4]);
+	}
+
+	/**
+	 * Set the observer told about enqueued tasks (metrics).
+	 * @param observer the observer
+	 */
+	public void setQueueObserver(QueueObserver observer) {
+		this.observer = observer;
+	}
+
+	QueueObserver observer() {
+		return this.observer;
 	}
 
 	// The workers' claim protocol.

@@ -1,0 +1,21 @@
+package io.github.redislock.queue;
+
+/**
+ * Told what the task queues do, for metrics. Must be quick and must not throw.
+ */
+public interface QueueObserver {
+
+	/**
+	 * A task was enqueued (or replaced) in {@code queue}.
+	 */
+	default void enqueued(String queue) {
+	}
+
+	/**
+	 * A worker finished a run of a task of {@code queue}: {@code success}, {@code retry}
+	 * (failed, will run again) or {@code dead} (failed for the last time).
+	 */
+	default void processed(String queue, String outcome) {
+	}
+
+}
