@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
@@ -81,6 +82,18 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	LockObserver observer() {
 		return this.losses.observer();
+	}
+
+	/**
+	 * Return the locks the threads of this instance hold now.
+	 * @return the holds, longest held first
+	 */
+	public List<HeldLock> getHeldLocks() {
+		return this.holds.all()
+			.stream()
+			.map(LockHold::describe)
+			.sorted(java.util.Comparator.comparing(HeldLock::heldFor).reversed())
+			.toList();
 	}
 
 	@Override

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -117,6 +119,13 @@ final class LockHold {
 		if (this.lostReason == null) {
 			this.deadlineNanos = sentNanos + leaseNanos;
 		}
+	}
+
+	HeldLock describe() {
+		long now = System.nanoTime();
+		Duration left = isHeld() ? Duration.ofNanos(this.deadlineNanos - now) : Duration.ZERO;
+		return new HeldLock(this.name, this.kind.tag(), Duration.ofNanos(now - this.acquiredNanos), left, this.token,
+				this.count);
 	}
 
 	boolean deadlinePassed() {

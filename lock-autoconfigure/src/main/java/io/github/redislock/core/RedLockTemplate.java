@@ -94,6 +94,18 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 		this.losses.setObserver(observer);
 	}
 
+	/**
+	 * Return the locks the threads of this instance hold now.
+	 * @return the holds, longest held first
+	 */
+	public List<HeldLock> getHeldLocks() {
+		return this.holds.all()
+			.stream()
+			.map(LockHold::describe)
+			.sorted(java.util.Comparator.comparing(HeldLock::heldFor).reversed())
+			.toList();
+	}
+
 	@Override
 	public RedisLock getLock(String name) {
 		return new RedLock(this, name, this.keys.lockKey(name));

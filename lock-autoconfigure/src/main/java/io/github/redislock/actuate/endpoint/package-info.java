@@ -1,0 +1,7 @@
+/**
+ * The {@code redislock} actuator endpoint.
+ */
+@NullMarked
+package io.github.redislock.actuate.endpoint;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,50 @@
+package io.github.redislock.autoconfigure;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.function.Supplier;
+
+import io.github.redislock.actuate.endpoint.RedisLockAdminEndpoint;
+import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
+import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.queue.QueueWorkers;
+import io.github.redislock.queue.RedisTaskQueue;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code redislock} actuator endpoint. Like every endpoint but
+ * health, it is not exposed over HTTP unless the application includes it in
+ * {@code management.endpoints.web.exposure.include}; its force-unlock operation exists
+ * only with {@code redislock.endpoint.force-unlock-enabled=true}.
+ */
+@AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class })
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean(DefaultRedisLockTemplate.class)
+@ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
+@ConditionalOnAvailableEndpoint(RedisLockEndpoint.class)
+public final class RedisLockEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(RedisLockEndpoint.class)
+	RedisLockEndpoint redisLockEndpoint(DefaultRedisLockTemplate template, ObjectProvider<RedisTaskQueue> queue,
+			ObjectProvider<QueueWorkers> workers, RedisLockProperties properties) {
+		Supplier<Collection<String>> queueNames = () -> {
+			QueueWorkers available = workers.getIfAvailable();
+			return (available != null) ? available.getQueueNames() : List.of();
+		};
+		if (properties.getEndpoint().isForceUnlockEnabled()) {
+			return new RedisLockAdminEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames, template);
+		}
+		return new RedisLockEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames);
+	}
+
+}
