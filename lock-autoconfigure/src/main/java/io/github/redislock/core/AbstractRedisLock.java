@@ -2,12 +2,10 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.util.Assert;
 
 /**
  * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
@@ -18,23 +16,22 @@ import org.springframework.util.Assert;
  * never count a hold twice. A thread that finds the lock taken parks until a release
  * message wakes it, or until the obstacle's lease would have run out.
  */
-abstract class AbstractRedisLock implements RedisLock {
+abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 	protected final DefaultRedisLockTemplate template;
-
-	protected final String name;
-
-	/** Key of this lock's hold in Redis: what the watchdog renews. */
-	protected final String key;
 
 	/** Key that waiters wait on and release messages name. */
 	protected final String signalKey;
 
 	AbstractRedisLock(DefaultRedisLockTemplate template, String name, String key, String signalKey) {
+		super(name, key);
 		this.template = template;
-		this.name = name;
-		this.key = key;
 		this.signalKey = signalKey;
+	}
+
+	@Override
+	HoldRegistry holds() {
+		return this.template.holds();
 	}
 
 	/**
@@ -88,69 +85,8 @@ abstract class AbstractRedisLock implements RedisLock {
 	}
 
 	@Override
-	public void lock() {
-		boolean interrupted = false;
-		while (true) {
-			try {
-				acquire(-1, null, false);
-				break;
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	@Override
-	public void lockInterruptibly() throws InterruptedException {
-		acquire(-1, null, true);
-	}
-
-	@Override
-	public boolean tryLock() {
-		try {
-			return acquire(0, null, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
-
-	@Override
-	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-		return acquire(Math.max(0, unit.toNanos(time)), null, true);
-	}
-
-	@Override
-	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) {
-		Assert.notNull(waitTime, "'waitTime' must not be null");
-		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
-		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
-		try {
-			return acquire(waitTime.toNanos(), leaseTime, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
-
-	/**
-	 * @param waitNanos how long to wait, negative for as long as it takes
-	 */
-	private boolean acquire(long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
+	boolean acquireNew(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
 			throws InterruptedException {
-		long threadId = DefaultRedisLockTemplate.currentThreadId();
-		LockHold held = this.template.holds().get(this.key, threadId);
-		if (held != null) {
-			held.reenter();
-			LockContext.entered(held);
-			return true;
-		}
 		checkAcquire(threadId);
 		if (interruptible && Thread.interrupted()) {
 			throw new InterruptedException();
@@ -260,18 +196,7 @@ abstract class AbstractRedisLock implements RedisLock {
 	}
 
 	@Override
-	public void unlock() {
-		long threadId = DefaultRedisLockTemplate.currentThreadId();
-		LockHold hold = this.template.holds().get(this.key, threadId);
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread ("
-					+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
-		}
-		LockContext.exited(hold);
-		if (hold.exit() > 0) {
-			return;
-		}
-		this.template.holds().remove(hold);
+	void releaseLast(LockHold hold) {
 		this.template.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
 		long result = release(hold.owner());
@@ -336,42 +261,6 @@ abstract class AbstractRedisLock implements RedisLock {
 		boolean deleted = this.template.commands().forceUnlock(this.key, releaseMessage());
 		this.template.signals().signal(this.signalKey);
 		return deleted;
-	}
-
-	@Override
-	public Condition newCondition() {
-		throw new UnsupportedOperationException("Distributed locks do not support conditions");
-	}
-
-	@Override
-	public boolean isHeldByCurrentThread() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return hold != null && hold.isHeld();
-	}
-
-	@Override
-	public int getHoldCount() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return (hold != null) ? hold.count() : 0;
-	}
-
-	@Override
-	public long fencingToken() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread");
-		}
-		return hold.token();
-	}
-
-	@Override
-	public String getName() {
-		return this.name;
-	}
-
-	@Override
-	public String toString() {
-		return getClass().getSimpleName() + " '" + this.name + "'";
 	}
 
 }

@@ -89,11 +89,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 * @return the holds, longest held first
 	 */
 	public List<HeldLock> getHeldLocks() {
-		return this.holds.all()
-			.stream()
-			.map(LockHold::describe)
-			.sorted(java.util.Comparator.comparing(HeldLock::heldFor).reversed())
-			.toList();
+		return this.holds.describe();
 	}
 
 	@Override

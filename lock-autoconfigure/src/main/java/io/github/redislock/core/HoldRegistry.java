@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,6 +39,17 @@ final class HoldRegistry {
 			}
 		}
 		return result;
+	}
+
+	/**
+	 * Describe the holds, longest held first.
+	 */
+	List<HeldLock> describe() {
+		return this.holds.values()
+			.stream()
+			.map(LockHold::describe)
+			.sorted(Comparator.comparing(HeldLock::heldFor).reversed())
+			.toList();
 	}
 
 	int size() {

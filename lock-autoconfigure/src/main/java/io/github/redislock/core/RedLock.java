@@ -5,18 +5,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 
 import org.jspecify.annotations.Nullable;
-
-import org.springframework.util.Assert;
 
 /**
  * Exclusive {@link RedisLock} taken with the RedLock algorithm; see
  * {@link RedLockTemplate}. Waiting is by retrying after a random delay (there is no
  * shared release channel across independent nodes).
  */
-final class RedLock implements RedisLock {
+final class RedLock extends ThreadOwnedLock {
 
 	/**
 	 * How many nodes granted the calling thread's last failed attempt, for the message.
@@ -25,68 +22,19 @@ final class RedLock implements RedisLock {
 
 	private final RedLockTemplate template;
 
-	private final String name;
-
-	private final String key;
-
 	RedLock(RedLockTemplate template, String name, String key) {
+		super(name, key);
 		this.template = template;
-		this.name = name;
-		this.key = key;
 	}
 
 	@Override
-	public void lock() {
-		boolean interrupted = false;
-		while (true) {
-			try {
-				acquire(-1, null);
-				break;
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
+	HoldRegistry holds() {
+		return this.template.holds();
 	}
 
 	@Override
-	public void lockInterruptibly() throws InterruptedException {
-		acquire(-1, null);
-	}
-
-	@Override
-	public boolean tryLock() {
-		return tryLock(Duration.ZERO, null);
-	}
-
-	@Override
-	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-		return acquire(Math.max(0, unit.toNanos(time)), null);
-	}
-
-	@Override
-	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) {
-		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
-		try {
-			return acquire(waitTime.toNanos(), leaseTime);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return false;
-		}
-	}
-
-	private boolean acquire(long waitNanos, @Nullable Duration leaseTime) throws InterruptedException {
-		long threadId = DefaultRedisLockTemplate.currentThreadId();
-		LockHold held = this.template.holds().get(this.key, threadId);
-		if (held != null) {
-			held.reenter();
-			LockContext.entered(held);
-			return true;
-		}
+	boolean acquireNew(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
+			throws InterruptedException {
 		String owner = this.template.ownerId(threadId);
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
 		RedLockSettings redlock = this.template.redlock();
@@ -132,17 +80,7 @@ final class RedLock implements RedisLock {
 	}
 
 	@Override
-	public void unlock() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread ("
-					+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
-		}
-		LockContext.exited(hold);
-		if (hold.exit() > 0) {
-			return;
-		}
-		this.template.holds().remove(hold);
+	void releaseLast(LockHold hold) {
 		this.template.losses()
 			.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
@@ -155,11 +93,6 @@ final class RedLock implements RedisLock {
 		}
 	}
 
-	@Override
-	public Condition newCondition() {
-		throw new UnsupportedOperationException("Distributed locks do not support conditions");
-	}
-
 	/**
 	 * Return whether a majority of the nodes has the lock.
 	 */
@@ -169,18 +102,6 @@ final class RedLock implements RedisLock {
 			.stream()
 			.filter(Boolean.TRUE::equals)
 			.count() >= this.template.getQuorum();
-	}
-
-	@Override
-	public boolean isHeldByCurrentThread() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return hold != null && hold.isHeld();
-	}
-
-	@Override
-	public int getHoldCount() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		return (hold != null) ? hold.count() : 0;
 	}
 
 	/**
@@ -198,29 +119,10 @@ final class RedLock implements RedisLock {
 	}
 
 	@Override
-	public long fencingToken() {
-		LockHold hold = this.template.holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
-		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread");
-		}
-		return hold.token();
-	}
-
-	@Override
 	public boolean forceUnlock() {
 		return this.template.onAllNodes((node) -> node.forceUnlock(this.key, ""))
 			.stream()
 			.anyMatch(Boolean.TRUE::equals);
-	}
-
-	@Override
-	public String getName() {
-		return this.name;
-	}
-
-	@Override
-	public String toString() {
-		return "RedLock '" + this.name + "'";
 	}
 
 }

@@ -99,11 +99,7 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	 * @return the holds, longest held first
 	 */
 	public List<HeldLock> getHeldLocks() {
-		return this.holds.all()
-			.stream()
-			.map(LockHold::describe)
-			.sorted(java.util.Comparator.comparing(HeldLock::heldFor).reversed())
-			.toList();
+		return this.holds.describe();
 	}
 
 	@Override
