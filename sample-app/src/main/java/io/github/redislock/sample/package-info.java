@@ -1,4 +1,4 @@
 /**
- * Sample application: stock sold under a distributed lock per item.
+ * Sample application: a flash sale and a lottery on distributed locks and a task queue.
  */
 package io.github.redislock.sample;

@@ -4,9 +4,12 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
+import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -22,36 +25,78 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * The sample application against a real Redis.
+ * The sample application end to end: two instances against one real Redis and one
+ * database.
  */
 @ExtendWith(RedisExtension.class)
 class SampleApplicationTests {
 
+	private ConfigurableApplicationContext instance(RedisServer redis, String database) {
+		List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
+		properties.add("spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
+		properties.add("sample.lottery.cron=-");
+		return new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.NONE)
+			.run(arguments(properties.toArray(String[]::new)));
+	}
+
 	@Test
-	void concurrentBuyersNeverOversell(RedisServer redis) throws Exception {
-		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
-			.web(WebApplicationType.NONE)
-			.run(arguments(redis.springProperties()))) {
-			StockService stock = context.getBean(StockService.class);
-			stock.restock("lamp", 20);
+	void flashSaleOnTwoInstancesNeverOversellsAndFulfilsEveryOrderOnce(RedisServer redis) throws Exception {
+		String database = "sale-" + UUID.randomUUID();
+		try (ConfigurableApplicationContext first = instance(redis, database);
+				ConfigurableApplicationContext second = instance(redis, database)) {
+			String item = "lamp-" + UUID.randomUUID();
+			first.getBean(FlashSale.class).start(item, 100);
+			List<FlashSale> instances = List.of(first.getBean(FlashSale.class), second.getBean(FlashSale.class));
 			ExecutorService buyers = Executors.newFixedThreadPool(16);
 			try {
-				List<Future<Boolean>> results = new ArrayList<>();
-				for (int i = 0; i < 60; i++) {
-					results.add(buyers.submit(() -> stock.buy("lamp")));
+				List<Future<String>> orders = new ArrayList<>();
+				for (int i = 0; i < 400; i++) {
+					FlashSale sale = instances.get(i % 2);
+					String buyer = "buyer-" + i;
+					orders.add(buyers.submit(() -> sale.buy(item, buyer)));
 				}
 				int sold = 0;
-				for (Future<Boolean> result : results) {
-					sold += result.get(60, TimeUnit.SECONDS) ? 1 : 0;
+				for (Future<String> order : orders) {
+					sold += (order.get(2, TimeUnit.MINUTES) != null) ? 1 : 0;
 				}
-				assertThat(sold).isEqualTo(20);
-				assertThat(stock.available("lamp")).isZero();
+				assertThat(sold).isEqualTo(100);
 			}
 			finally {
 				buyers.shutdownNow();
 			}
+			assertThat(first.getBean(FlashSale.class).left(item)).isZero();
+			Fulfilment fulfilment = first.getBean(Fulfilment.class);
+			await().atMost(Duration.ofMinutes(1)).until(() -> fulfilment.fulfilled(item) == 100);
+			assertThat(fulfilment.duplicates(item)).isZero();
+		}
+	}
+
+	@Test
+	void lotteryRunOnEveryInstanceIsDrawnOnce(RedisServer redis) throws Exception {
+		String database = "lottery-" + UUID.randomUUID();
+		try (ConfigurableApplicationContext first = instance(redis, database);
+				ConfigurableApplicationContext second = instance(redis, database)) {
+			LocalDate day = LocalDate.of(2026, 11, 22);
+			ExecutorService instances = Executors.newFixedThreadPool(2);
+			try {
+				Future<List<String>> a = instances.submit(() -> first.getBean(Lottery.class).draw(day));
+				Future<List<String>> b = instances.submit(() -> second.getBean(Lottery.class).draw(day));
+				List<String> drawnByA = a.get(1, TimeUnit.MINUTES);
+				List<String> drawnByB = b.get(1, TimeUnit.MINUTES);
+				int draws = ((drawnByA != null && !drawnByA.isEmpty()) ? 1 : 0)
+						+ ((drawnByB != null && !drawnByB.isEmpty()) ? 1 : 0);
+				assertThat(draws).isEqualTo(1);
+			}
+			finally {
+				instances.shutdownNow();
+			}
+			Lottery lottery = first.getBean(Lottery.class);
+			assertThat(lottery.winners(day)).hasSize(10).doesNotHaveDuplicates();
+			assertThat(second.getBean(Lottery.class).draw(day)).as("a second draw for the day").isEmpty();
+			assertThat(lottery.winners(day)).hasSize(10);
 		}
 	}
 
@@ -62,12 +107,13 @@ class SampleApplicationTests {
 			.web(WebApplicationType.NONE)
 			.listeners(new EmbeddedRedisFallback());
 		try (ConfigurableApplicationContext context = builder
-			.run(arguments("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port))) {
+			.run(arguments("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"sample.lottery.cron=-", "spring.datasource.url=jdbc:h2:mem:embedded-" + UUID.randomUUID()))) {
 			assertThat(answers(port)).isTrue();
-			StockService stock = context.getBean(StockService.class);
-			stock.restock("mug", 1);
-			assertThat(stock.buy("mug")).isTrue();
-			assertThat(stock.buy("mug")).isFalse();
+			FlashSale sale = context.getBean(FlashSale.class);
+			sale.start("mug", 1);
+			assertThat(sale.buy("mug", "me")).isNotNull();
+			assertThat(sale.buy("mug", "you")).isNull();
 		}
 		assertThat(answers(port)).isFalse();
 	}
