@@ -1,5 +1,7 @@
 package io.github.redislock.sample;
 
+import java.util.Arrays;
+
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.scheduling.annotation.EnableScheduling;
@@ -12,7 +14,11 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableScheduling
 public class SampleApplication {
 
-	public static void main(String[] args) {
+	public static void main(String[] args) throws Exception {
+		if (Arrays.asList(args).contains("--demo")) {
+			Demo.main(args);
+			return;
+		}
 		SpringApplication application = new SpringApplication(SampleApplication.class);
 		application.addListeners(new EmbeddedRedisFallback());
 		application.run(args);

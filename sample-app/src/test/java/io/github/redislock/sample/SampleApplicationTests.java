@@ -101,6 +101,17 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void demoOverTwoHttpInstancesSellsExactlyTheStockAndDrawsTheLotteryOnce(RedisServer redis) throws Exception {
+		Demo.Result result = Demo.run(arguments(redis.springProperties()));
+		assertThat(result.sold()).isEqualTo(Demo.ITEMS);
+		assertThat(result.oversold()).isZero();
+		assertThat(result.fulfilled()).isEqualTo(Demo.ITEMS);
+		assertThat(result.duplicates()).isZero();
+		assertThat(result.winners()).isEqualTo(10);
+		assertThat(result.draws()).isEqualTo(1);
+	}
+
+	@Test
 	void startsAnEmbeddedRedisWhenNoneAnswersAndStopsItAfterwards() throws Exception {
 		int port = freePort();
 		SpringApplicationBuilder builder = new SpringApplicationBuilder(SampleApplication.class)
