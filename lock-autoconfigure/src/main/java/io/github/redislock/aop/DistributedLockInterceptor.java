@@ -9,6 +9,8 @@ import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockMetricNames;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +30,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final SingletonSupplier<RedisLockTemplate> redLockTemplate;
 
+	private volatile SingletonSupplier<ObservationRegistry> observations = SingletonSupplier
+		.of(() -> ObservationRegistry.NOOP);
+
 	/**
 	 * Create an interceptor.
 	 * @param operations the annotated methods
@@ -41,6 +46,15 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		this.redLockTemplate = SingletonSupplier.of(redLockTemplate);
 	}
 
+	/**
+	 * Set the registry that records the {@code redislock.lock.wait} and
+	 * {@code redislock.lock.hold} observations (spans when tracing is on).
+	 * @param observations supplies the registry, on first use
+	 */
+	public void setObservationRegistry(Supplier<ObservationRegistry> observations) {
+		this.observations = SingletonSupplier.of(observations);
+	}
+
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
@@ -52,20 +66,46 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		String lockName = operation.lockName(invocation.getArguments());
 		RedisLock lock = operation.type()
 			.lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName);
-		// Measured under the declared name, never the per-call key.
-		if (!LockMetricNames.with(operation.name(), () -> lock.tryLock(operation.waitTime(), operation.leaseTime()))) {
+		Observation wait = observation("redislock.lock.wait", operation, lockName).start();
+		boolean acquired;
+		try (Observation.Scope scope = wait.openScope()) {
+			// Measured under the declared name, never the per-call key.
+			acquired = LockMetricNames.with(operation.name(),
+					() -> lock.tryLock(operation.waitTime(), operation.leaseTime()));
+			wait.lowCardinalityKeyValue("outcome", acquired ? "acquired" : "timeout");
+		}
+		catch (RuntimeException ex) {
+			wait.lowCardinalityKeyValue("outcome", "error");
+			wait.error(ex);
+			throw ex;
+		}
+		finally {
+			wait.stop();
+		}
+		if (!acquired) {
 			return notAcquired(operation, lock, invocation);
 		}
+		Observation hold = observation("redislock.lock.hold", operation, lockName).start();
 		Object result;
-		try {
+		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
 		}
 		catch (Throwable ex) {
+			hold.error(ex);
+			hold.stop();
 			DefaultRedisLockTemplate.unlockAfterFailure(lock, ex);
 			throw ex;
 		}
+		hold.stop();
 		lock.unlock();
 		return result;
+	}
+
+	private Observation observation(String name, LockOperation operation, String lockName) {
+		return Observation.createNotStarted(name, this.observations.obtain())
+			.lowCardinalityKeyValue("name", operation.name())
+			.lowCardinalityKeyValue("type", operation.type().tag())
+			.highCardinalityKeyValue("lock", lockName);
 	}
 
 	private @Nullable Object notAcquired(LockOperation operation, RedisLock lock, MethodInvocation invocation)

@@ -29,6 +29,10 @@ enum LockType {
 		this.annotation = annotation;
 	}
 
+	String tag() {
+		return name().toLowerCase(java.util.Locale.ROOT);
+	}
+
 	Class<? extends Annotation> annotation() {
 		return this.annotation;
 	}

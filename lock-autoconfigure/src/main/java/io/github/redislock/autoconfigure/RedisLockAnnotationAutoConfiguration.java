@@ -6,6 +6,8 @@ import io.github.redislock.aop.LockAnnotationValidator;
 import io.github.redislock.aop.LockOperationSource;
 import io.github.redislock.core.RedisLockTemplate;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -49,10 +51,12 @@ public final class RedisLockAnnotationAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static DistributedLockAdvisor redisLockAdvisor(LockOperationSource redisLockOperationSource,
-			ObjectProvider<RedisLockTemplate> template, Environment environment, ListableBeanFactory beanFactory) {
-		DistributedLockAdvisor advisor = new DistributedLockAdvisor(redisLockOperationSource,
-				new DistributedLockInterceptor(redisLockOperationSource, template::getObject,
-						() -> beanFactory.getBean(REDLOCK_TEMPLATE, RedisLockTemplate.class)));
+			ObjectProvider<RedisLockTemplate> template, Environment environment, ListableBeanFactory beanFactory,
+			ObjectProvider<ObservationRegistry> observations) {
+		DistributedLockInterceptor interceptor = new DistributedLockInterceptor(redisLockOperationSource,
+				template::getObject, () -> beanFactory.getBean(REDLOCK_TEMPLATE, RedisLockTemplate.class));
+		interceptor.setObservationRegistry(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+		DistributedLockAdvisor advisor = new DistributedLockAdvisor(redisLockOperationSource, interceptor);
 		advisor.setOrder(environment.getProperty("redislock.advice-order", Integer.class,
 				new RedisLockProperties().getAdviceOrder()));
 		return advisor;
