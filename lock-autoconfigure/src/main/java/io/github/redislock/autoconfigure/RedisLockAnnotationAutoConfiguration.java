@@ -57,8 +57,7 @@ public final class RedisLockAnnotationAutoConfiguration {
 				template::getObject, () -> beanFactory.getBean(REDLOCK_TEMPLATE, RedisLockTemplate.class));
 		interceptor.setObservationRegistry(() -> observations.getIfAvailable(() -> ObservationRegistry.NOOP));
 		DistributedLockAdvisor advisor = new DistributedLockAdvisor(redisLockOperationSource, interceptor);
-		advisor.setOrder(environment.getProperty("redislock.advice-order", Integer.class,
-				new RedisLockProperties().getAdviceOrder()));
+		advisor.setOrder(RedisLockProperties.adviceOrder(environment));
 		return advisor;
 	}
 

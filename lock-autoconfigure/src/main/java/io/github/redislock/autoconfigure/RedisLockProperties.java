@@ -8,6 +8,7 @@ import io.github.redislock.core.OnLockLost;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
 
 /**
  * Configuration properties of the distributed locks, under {@code redislock}. Redis
@@ -15,6 +16,8 @@ import org.springframework.core.Ordered;
  */
 @ConfigurationProperties("redislock")
 public class RedisLockProperties {
+
+	private static final int DEFAULT_ADVICE_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
 	/**
 	 * Whether to enable the distributed locks. When false no bean of the starter is
@@ -50,7 +53,7 @@ public class RedisLockProperties {
 	 * default runs just outside @Transactional (Ordered.LOWEST_PRECEDENCE), so the lock
 	 * is taken before the transaction begins and released after it commits.
 	 */
-	private int adviceOrder = Ordered.LOWEST_PRECEDENCE - 100;
+	private int adviceOrder = DEFAULT_ADVICE_ORDER;
 
 	/**
 	 * Replicas that must confirm an acquisition (with the WAIT command) before it counts;
@@ -108,6 +111,16 @@ public class RedisLockProperties {
 
 	public void setOnLockLost(OnLockLost onLockLost) {
 		this.onLockLost = onLockLost;
+	}
+
+	/**
+	 * Read the advice order before the properties are bound (advisors are infrastructure
+	 * beans, created early).
+	 * @param environment the environment
+	 * @return {@code redislock.advice-order}, or its default
+	 */
+	static int adviceOrder(Environment environment) {
+		return environment.getProperty("redislock.advice-order", Integer.class, DEFAULT_ADVICE_ORDER);
 	}
 
 	public int getAdviceOrder() {

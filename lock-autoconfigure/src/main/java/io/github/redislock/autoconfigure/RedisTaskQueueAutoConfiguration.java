@@ -78,8 +78,7 @@ public final class RedisTaskQueueAutoConfiguration {
 				new QueuedTaskInterceptor(redisQueuedTaskSource, queue::getObject, () -> queue.getObject().json()));
 		// Outside @Transactional: the call itself opens no transaction, and a caller's
 		// transaction defers the enqueue to its commit.
-		advisor.setOrder(environment.getProperty("redislock.advice-order", Integer.class,
-				new RedisLockProperties().getAdviceOrder()));
+		advisor.setOrder(RedisLockProperties.adviceOrder(environment));
 		return advisor;
 	}
 
