@@ -54,6 +54,7 @@ public final class RedLockAutoConfiguration {
 				new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(), properties.getOnLockLost()),
 				new RedLockSettings(redlock.getNodeTimeout(), redlock.getRetryDelay(), redlock.getClockDriftFactor()));
 		template.setLockLostListener(eventPublisher::publishEvent);
+		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());
 		return template;
 	}
 

@@ -35,6 +35,7 @@ public final class RedisLockAutoConfiguration {
 				properties.getOnLockLost(), properties.getMinReplicasAcked(), properties.getReplicaAckTimeout());
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory, settings);
 		template.setLockLostListener(eventPublisher::publishEvent);
+		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());
 		return template;
 	}
 

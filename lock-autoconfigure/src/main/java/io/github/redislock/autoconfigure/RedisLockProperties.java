@@ -49,6 +49,13 @@ public class RedisLockProperties {
 	private OnLockLost onLockLost = OnLockLost.THROW;
 
 	/**
+	 * Whether a thread whose lock is found lost while it still holds it (a renewal found
+	 * it gone, or its lease ran out locally) is interrupted, so that blocking work under
+	 * the lock (I/O, sleeps, waits) stops early. The loss is reported either way.
+	 */
+	private boolean interruptOnLockLost;
+
+	/**
 	 * Order of the lock advice among the advice on a bean. Lower runs outside: the
 	 * default runs just outside @Transactional (Ordered.LOWEST_PRECEDENCE), so the lock
 	 * is taken before the transaction begins and released after it commits.
@@ -103,6 +110,14 @@ public class RedisLockProperties {
 
 	public void setWaitTime(Duration waitTime) {
 		this.waitTime = waitTime;
+	}
+
+	public boolean isInterruptOnLockLost() {
+		return this.interruptOnLockLost;
+	}
+
+	public void setInterruptOnLockLost(boolean interruptOnLockLost) {
+		this.interruptOnLockLost = interruptOnLockLost;
 	}
 
 	public OnLockLost getOnLockLost() {

@@ -51,9 +51,12 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 	/**
 	 * Release the lock if {@code owner} holds it.
-	 * @return 1 released, 0 the hold was gone, -1 another owner holds it
+	 * @param token the hold's fencing token, or 0 when unknown (undoing an acquire whose
+	 * answer never came)
+	 * @return 1 released (also when this is a re-sent run of a release that already
+	 * released it), 0 the hold was gone, -1 another owner holds it
 	 */
-	abstract long tryRelease(String owner);
+	abstract long tryRelease(String owner, long token);
 
 	/**
 	 * Return the kind of lock, for metrics.
@@ -112,8 +115,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				catch (RuntimeException ex) {
 					if (!interruptedDuring(ex)) {
 						long left = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-						if (!(ex instanceof DataAccessException) || left <= 0) {
+						if (!(ex instanceof DataAccessException)) {
 							throw ex;
+						}
+						if (left <= 0) {
+							throw unreachable(owner, waitNanos, ex);
 						}
 						// Redis unreachable for now (e.g. a failover): a waiting caller
 						// keeps
@@ -124,7 +130,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					}
 					// The script may have run before the interrupt: undo it,
 					// owner-checked.
-					tryRelease(owner);
+					tryRelease(owner, 0);
 					if (interruptible) {
 						throw (InterruptedException) new InterruptedException(
 								"Interrupted while acquiring lock '" + this.name + "'")
@@ -199,7 +205,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	void releaseLast(LockHold hold) {
 		this.template.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
-		long result = release(hold.owner());
+		long result = release(hold.owner(), hold.token());
 		this.template.signals().signal(this.signalKey);
 		if (result == 1) {
 			// Our owner id was on the lock all along: nobody else can have held it.
@@ -209,9 +215,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				(result == 0) ? "it had expired or was deleted when released" : "another owner held it when released");
 	}
 
-	private long release(String owner) {
+	private long release(String owner, long token) {
 		try {
-			return tryRelease(owner);
+			return tryRelease(owner, token);
 		}
 		catch (RuntimeException ex) {
 			if (!interruptedDuring(ex)) {
@@ -219,12 +225,28 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 			// An interrupt must not leave the lock behind for the rest of its lease.
 			try {
-				return tryRelease(owner);
+				return tryRelease(owner, token);
 			}
 			finally {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/**
+	 * Redis did not answer within the wait time. An acquire that timed out may still run
+	 * once Redis answers again: undo it, owner-checked, on the same connection, so that
+	 * it runs after it; if Redis does not take that either, the stray hold lasts at most
+	 * one lease, as nobody renews it.
+	 */
+	private LockAcquisitionException unreachable(String owner, long waitNanos, RuntimeException ex) {
+		try {
+			tryRelease(owner, 0);
+		}
+		catch (RuntimeException undoFailed) {
+			ex.addSuppressed(undoFailed);
+		}
+		return new LockAcquisitionException(this.name, Duration.ofNanos(Math.max(0, waitNanos)), ex);
 	}
 
 	private static void pause(long nanos, boolean interruptible) throws InterruptedException {

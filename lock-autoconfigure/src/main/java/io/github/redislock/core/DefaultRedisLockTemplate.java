@@ -72,6 +72,15 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	}
 
 	/**
+	 * Set whether a thread whose lock is found lost while it still holds it is
+	 * interrupted, so that blocking work under the lock stops early. Off by default.
+	 * @param interruptOnLockLost whether to interrupt the holding thread
+	 */
+	public void setInterruptOnLockLost(boolean interruptOnLockLost) {
+		this.losses.setInterruptHolder(interruptOnLockLost);
+	}
+
+	/**
 	 * Set the observer told what the locks do (metrics).
 	 * @param observer the observer
 	 */

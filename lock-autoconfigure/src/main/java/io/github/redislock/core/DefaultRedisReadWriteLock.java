@@ -67,8 +67,8 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryRelease(String owner) {
-			return this.template.readWriteCommands().release(this.keys, false, owner, releaseMessage());
+		long tryRelease(String owner, long token) {
+			return this.template.readWriteCommands().release(this.keys, false, owner, token, releaseMessage());
 		}
 
 		@Override
@@ -124,8 +124,8 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryRelease(String owner) {
-			return this.template.readWriteCommands().release(this.keys, true, owner, releaseMessage());
+		long tryRelease(String owner, long token) {
+			return this.template.readWriteCommands().release(this.keys, true, owner, token, releaseMessage());
 		}
 
 		@Override

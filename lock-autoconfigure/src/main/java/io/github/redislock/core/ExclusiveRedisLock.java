@@ -23,8 +23,8 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	}
 
 	@Override
-	long tryRelease(String owner) {
-		return this.template.commands().release(this.key, owner, releaseMessage());
+	long tryRelease(String owner, long token) {
+		return this.template.commands().release(this.key, owner, token, releaseMessage());
 	}
 
 	@Override

@@ -79,7 +79,7 @@ final class LockCommands {
 		return acquiring(
 				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				() -> release(lockKey, owner, ""));
+				() -> release(lockKey, owner, 0, ""));
 	}
 
 	/**
@@ -156,11 +156,14 @@ final class LockCommands {
 
 	/**
 	 * Release the lock if {@code owner} holds it; {@code message} goes to the release
-	 * channel when someone waits.
+	 * channel when someone waits. With the hold's fencing token (0 when unknown), a run
+	 * of this release that the client re-sends after a reconnect is recognised and
+	 * answers 1 again.
 	 * @return 1 released, 0 no lock there, -1 held by another owner (left untouched)
 	 */
-	long release(String lockKey, String owner, String message) {
-		return nonNull(this.redis.execute(RELEASE, List.of(lockKey), owner, this.keys.channel(), message), "release");
+	long release(String lockKey, String owner, long token, String message) {
+		return nonNull(this.redis.execute(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), owner,
+				this.keys.channel(), message, Long.toString(token)), "release");
 	}
 
 	boolean forceUnlock(String lockKey, String message) {

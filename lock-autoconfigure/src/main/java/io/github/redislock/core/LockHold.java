@@ -38,6 +38,12 @@ final class LockHold {
 
 	private volatile @Nullable String lostReason;
 
+	/** The thread that took the hold; only it can release it. */
+	private final Thread thread = Thread.currentThread();
+
+	/** Guarded by this: set when the last release began. */
+	private boolean released;
+
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
 			long leaseNanos, LockKind kind, String metricName) {
 		this.kind = kind;
@@ -142,6 +148,23 @@ final class LockHold {
 		}
 		this.lostReason = reason;
 		return true;
+	}
+
+	/**
+	 * The last release of this hold begins: the holding thread is no longer interrupted
+	 * for its loss.
+	 */
+	synchronized void releasing() {
+		this.released = true;
+	}
+
+	/**
+	 * Interrupt the holding thread, unless it is already releasing the hold.
+	 */
+	synchronized void interruptHolder() {
+		if (!this.released) {
+			this.thread.interrupt();
+		}
 	}
 
 	String lostReason() {

@@ -6,8 +6,9 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Reports lost holds: once per hold a WARN log and a {@link LockLostEvent}; at release a
- * {@link LockLostException} or a log line, per {@link OnLockLost}.
+ * Reports lost holds: once per hold a WARN log and a {@link LockLostEvent}, and, when
+ * enabled, an interrupt of the holding thread; at release a {@link LockLostException} or
+ * a log line, per {@link OnLockLost}.
  */
 final class LockLossReporter {
 
@@ -23,6 +24,8 @@ final class LockLossReporter {
 	private volatile LockObserver observer = new LockObserver() {
 	};
 
+	private volatile boolean interruptHolder;
+
 	LockLossReporter(Object source, OnLockLost onLockLost) {
 		this.source = source;
 		this.onLockLost = onLockLost;
@@ -36,16 +39,26 @@ final class LockLossReporter {
 		this.observer = observer;
 	}
 
+	void setInterruptHolder(boolean interruptHolder) {
+		this.interruptHolder = interruptHolder;
+	}
+
 	LockObserver observer() {
 		return this.observer;
 	}
 
 	/**
-	 * The hold is lost; reported once.
+	 * A hold is found lost while its thread still holds it; reported once.
 	 */
 	void lost(LockHold hold, String reason) {
+		if (report(hold, reason) && this.interruptHolder) {
+			hold.interruptHolder();
+		}
+	}
+
+	private boolean report(LockHold hold, String reason) {
 		if (!hold.markLost(reason)) {
-			return;
+			return false;
 		}
 		this.observer.lost(hold.metricName(), hold.kind());
 		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
@@ -56,13 +69,14 @@ final class LockLossReporter {
 		catch (RuntimeException ex) {
 			logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
 		}
+		return true;
 	}
 
 	/**
 	 * The last hold of a lock was released, and Redis no longer had it as ours.
 	 */
 	void releasedLost(LockHold hold, String reason) {
-		lost(hold, reason);
+		report(hold, reason);
 		LockLostException exception = new LockLostException(hold.name(), hold.token(), hold.lostReason());
 		if (this.onLockLost == OnLockLost.THROW) {
 			throw exception;

@@ -49,15 +49,15 @@ final class ReadWriteLockCommands {
 				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
 						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r"),
-				() -> release(keys, write, owner, ""));
+				() -> release(keys, write, owner, 0, ""));
 	}
 
 	/**
 	 * @return 1 released, 0 the hold was gone, -1 another owner holds the write side
 	 */
-	long release(ReadWriteKeys keys, boolean write, String owner, String message) {
-		return value(this.redis.execute(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters()), owner,
-				this.channel, message, write ? "w" : "r"));
+	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message) {
+		return value(this.redis.execute(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
+				owner, this.channel, message, write ? "w" : "r", Long.toString(token)));
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

@@ -60,7 +60,7 @@ final class RedLock extends ThreadOwnedLock {
 				return true;
 			}
 			// Not held: undo the partial grant everywhere, also where no answer came.
-			this.template.onAllNodes((node) -> node.release(this.key, owner, ""));
+			this.template.onAllNodes((node) -> node.release(this.key, owner, 0, ""));
 			LAST_GRANTED.get()[0] = (int) granted;
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {
@@ -84,7 +84,7 @@ final class RedLock extends ThreadOwnedLock {
 		this.template.losses()
 			.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
-		List<@Nullable Long> results = this.template.onAllNodes((node) -> node.release(this.key, hold.owner(), ""));
+		List<@Nullable Long> results = this.template.onAllNodes((node) -> node.release(this.key, hold.owner(), 0, ""));
 		long released = results.stream().filter((result) -> result != null && result == 1).count();
 		if (released < this.template.getQuorum() || !hold.isHeld()) {
 			this.template.losses()

@@ -119,6 +119,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 		if (hold.exit() > 0) {
 			return;
 		}
+		hold.releasing();
 		holds().remove(hold);
 		releaseLast(hold);
 	}

@@ -22,7 +22,9 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * One tick renews every held lock with one script call per batch of up to
  * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
  * per lock. A renewal that finds the lock gone or taken, or a hold whose local deadline
- * passes before a renewal reached Redis, marks the hold lost.
+ * passes before a renewal reached Redis, marks the hold lost. Deadlines are checked on a
+ * thread of their own, so a renewal stuck on an unresponsive connection cannot delay the
+ * loss of a hold past its deadline.
  */
 final class WatchdogRenewer implements AutoCloseable {
 
@@ -51,16 +53,21 @@ final class WatchdogRenewer implements AutoCloseable {
 		this.commands = commands;
 		this.leaseMillis = leaseMillis;
 		this.onLost = onLost;
-		this.scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+		this.scheduler = Executors.newScheduledThreadPool(2, (task) -> {
 			Thread thread = new Thread(task, "redislock-watchdog");
 			thread.setDaemon(true);
 			return thread;
 		});
 		long period = Math.max(1, leaseMillis / 3);
-		this.scheduler.scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+		this.scheduler.scheduleAtFixedRate(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+		long checkPeriod = Math.max(1, Math.min(period, MAX_CHECK_PERIOD_MILLIS));
+		this.scheduler.scheduleAtFixedRate(this::checkDeadlines, checkPeriod, checkPeriod, TimeUnit.MILLISECONDS);
 	}
 
-	void tick() {
+	/** Loss by deadline is noticed at most this long after the deadline passed. */
+	private static final long MAX_CHECK_PERIOD_MILLIS = 1000;
+
+	private void renewAll() {
 		try {
 			List<LockHold> due = this.holds.watchdogHolds();
 			if (!due.isEmpty()) {
@@ -68,6 +75,14 @@ final class WatchdogRenewer implements AutoCloseable {
 					renew(batch);
 				}
 			}
+		}
+		catch (Throwable ex) {
+			logger.error("Lock watchdog renewal failed", ex);
+		}
+	}
+
+	private void checkDeadlines() {
+		try {
 			for (LockHold hold : this.holds.all()) {
 				if (hold.deadlinePassed()) {
 					this.onLost.accept(hold, "its lease ran out before a renewal reached Redis");
@@ -75,7 +90,7 @@ final class WatchdogRenewer implements AutoCloseable {
 			}
 		}
 		catch (Throwable ex) {
-			logger.error("Lock watchdog tick failed", ex);
+			logger.error("Lock deadline check failed", ex);
 		}
 	}
 

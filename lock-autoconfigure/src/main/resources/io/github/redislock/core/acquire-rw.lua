@@ -48,6 +48,10 @@ local function nextToken()
   -- expired or Redis restarted empty.
   local token = nowUs
   local last = tonumber(redis.call('GET', KEYS[5])) or 0
+  if last < 0 then
+    -- Marked released by the holder of that token.
+    last = -last
+  end
   if last >= token then
     token = last + 1
   end

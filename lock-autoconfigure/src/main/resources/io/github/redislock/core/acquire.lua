@@ -12,6 +12,10 @@ if owner == false then
   local now = redis.call('TIME')
   local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
   local last = tonumber(redis.call('GET', KEYS[2])) or 0
+  if last < 0 then
+    -- Marked released by the holder of that token.
+    last = -last
+  end
   if last >= token then
     token = last + 1
   end

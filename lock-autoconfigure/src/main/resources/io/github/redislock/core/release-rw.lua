@@ -1,17 +1,34 @@
 -- Release the read or write side of a read-write lock if the caller holds it.
--- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag
--- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w'
--- Returns 1 when released, 0 when the hold was gone (expired or deleted), -1 when another
--- owner holds the write side (then it is left untouched).
+-- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter
+-- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
+-- ARGV[5] the hold's fencing token ('0' when unknown)
+-- Returns 1 when released (now or by an earlier run of this same release), 0 when the
+-- hold was gone (expired or deleted), -1 when another owner holds the write side (then it
+-- is left untouched).
+local function releasedBefore()
+  -- A release that the client re-sent after a reconnect finds the mark its first run left.
+  return ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == '-' .. ARGV[5]
+end
+local function mark()
+  -- Mark the counter 'released by this token' (negated; acquire reads its absolute
+  -- value), only while it still holds this token, so it never moves backwards.
+  if ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == ARGV[5] then
+    redis.call('SET', KEYS[4], '-' .. ARGV[5], 'KEEPTTL')
+  end
+end
 if ARGV[4] == 'w' then
   local writer = redis.call('HGET', KEYS[1], 'owner')
   if writer ~= ARGV[1] then
+    if releasedBefore() then
+      return 1
+    end
     if writer then
       return -1
     end
     return 0
   end
   redis.call('DEL', KEYS[1])
+  mark()
 else
   local time = redis.call('TIME')
   local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -20,8 +37,12 @@ else
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
   if not deadline or tonumber(deadline) <= nowMs then
+    if not deadline and releasedBefore() then
+      return 1
+    end
     return 0
   end
+  mark()
   if redis.call('ZCARD', KEYS[2]) > 0 then
     -- Other readers remain: nobody waiting can get in yet.
     return 1

@@ -1,16 +1,27 @@
 -- Release an exclusive lock if the caller owns it. One round trip.
--- KEYS[1] lock hash; ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message
--- Returns 1 when released, 0 when no lock was there, -1 when another owner holds it
--- (then the lock is left untouched).
+-- KEYS[1] lock hash, KEYS[2] fencing counter
+-- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] the hold's fencing
+-- token ('0' when unknown)
+-- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
+-- was there, -1 when another owner holds it (then the lock is left untouched).
 local owner = redis.call('HGET', KEYS[1], 'owner')
-if owner == false then
-  return 0
-end
 if owner ~= ARGV[1] then
+  -- A release that the client re-sent after a reconnect finds the mark its first run left.
+  if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == '-' .. ARGV[4] then
+    return 1
+  end
+  if owner == false then
+    return 0
+  end
   return -1
 end
 local waiters = redis.call('HEXISTS', KEYS[1], 'waiters')
 redis.call('DEL', KEYS[1])
+-- Mark the counter 'released by this token' (negated; acquire reads its absolute value)
+-- only while it still holds this token, so it never moves backwards.
+if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == ARGV[4] then
+  redis.call('SET', KEYS[2], '-' .. ARGV[4], 'KEEPTTL')
+end
 -- Publish only when someone waits: an uncontended release sends no message.
 if waiters == 1 then
   redis.call('PUBLISH', ARGV[2], ARGV[3])

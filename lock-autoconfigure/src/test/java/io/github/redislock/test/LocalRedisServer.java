@@ -234,19 +234,7 @@ public final class LocalRedisServer extends RedisServer {
 	}
 
 	private void signal(String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid())).start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		Signals.send(this.process.pid(), signal);
 	}
 
 	@Override

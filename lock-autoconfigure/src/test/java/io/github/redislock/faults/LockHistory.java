@@ -1,0 +1,110 @@
+package io.github.redislock.faults;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The history of who believed they held which exclusive lock, and of what a fenced
+ * resource accepted; checked afterwards.
+ * <p>
+ * A hold is the interval a client believed it held a lock — from the return of its
+ * acquire to its release call, or to its local deadline when that came first — with its
+ * fencing token. Times are wall-clock microseconds, so holds recorded by different
+ * processes on one machine compare. A hold is exclusive (a lock, a write lock) or shared
+ * (a read lock). The checks, for every two holds of one lock of which at least one is
+ * exclusive:
+ * <ul>
+ * <li>the one that started later has the greater fencing token;</li>
+ * <li>their believed-held intervals do not overlap;</li>
+ * <li>per resource, no write with an older token was accepted after one with a newer
+ * token.</li>
+ * </ul>
+ */
+final class LockHistory {
+
+	private final List<Hold> holds = new ArrayList<>();
+
+	private final List<Write> writes = new ArrayList<>();
+
+	/**
+	 * Return the wall clock in microseconds, comparable across processes on one machine.
+	 */
+	static long nowMicros() {
+		return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+	}
+
+	synchronized void held(String client, String lock, long token, long fromMicros, long toMicros) {
+		this.holds.add(new Hold(client, lock, false, token, fromMicros, toMicros));
+	}
+
+	synchronized void heldShared(String client, String lock, long token, long fromMicros, long toMicros) {
+		this.holds.add(new Hold(client, lock, true, token, fromMicros, toMicros));
+	}
+
+	/**
+	 * Record a write a fenced resource accepted (in the order it accepted them).
+	 */
+	synchronized void accepted(String resource, String client, long token) {
+		this.writes.add(new Write(resource, client, token));
+	}
+
+	synchronized int holdCount() {
+		return this.holds.size();
+	}
+
+	/**
+	 * Return every violation found, empty when the history is sound.
+	 */
+	synchronized List<String> violations() {
+		List<String> violations = new ArrayList<>();
+		Map<String, List<Hold>> byLock = new LinkedHashMap<>();
+		for (Hold hold : this.holds) {
+			if (hold.toMicros() < hold.fromMicros()) {
+				violations.add("hold ends before it starts: " + hold);
+			}
+			byLock.computeIfAbsent(hold.lock(), (key) -> new ArrayList<>()).add(hold);
+		}
+		for (List<Hold> lockHolds : byLock.values()) {
+			lockHolds.sort(Comparator.comparingLong(Hold::fromMicros));
+			for (int i = 0; i < lockHolds.size(); i++) {
+				Hold before = lockHolds.get(i);
+				for (int j = i + 1; j < lockHolds.size(); j++) {
+					Hold after = lockHolds.get(j);
+					if (before.shared() && after.shared()) {
+						continue;
+					}
+					if (after.token() <= before.token()) {
+						violations.add("fencing token did not increase: " + before + " then " + after);
+					}
+					if (after.fromMicros() < before.toMicros()) {
+						violations.add("believed-held intervals overlap by " + (before.toMicros() - after.fromMicros())
+								+ "us: " + before + " and " + after);
+					}
+				}
+			}
+		}
+		Map<String, Write> newest = new LinkedHashMap<>();
+		for (Write write : this.writes) {
+			Write previous = newest.get(write.resource());
+			if (previous != null && write.token() < previous.token()) {
+				violations.add("resource accepted an older token after a newer one: " + previous + " then " + write);
+			}
+			else {
+				newest.put(write.resource(), write);
+			}
+		}
+		return violations;
+	}
+
+	record Hold(String client, String lock, boolean shared, long token, long fromMicros, long toMicros) {
+	}
+
+	record Write(String resource, String client, long token) {
+	}
+
+}

@@ -1,0 +1,159 @@
+package io.github.redislock.test;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A separate JVM running a main class from the test class path — a lock holder or a queue
+ * worker in a process of its own — that a test can talk to over stdin and stdout, freeze
+ * (SIGSTOP), thaw (SIGCONT) and kill (SIGKILL) by its process id.
+ * <p>
+ * The child reads commands from stdin line by line and reports on stdout line by line;
+ * {@link #await(String, Duration)} waits for a line starting with a given word. Its
+ * stderr goes to the test's stderr.
+ */
+public final class ChildJvm implements AutoCloseable {
+
+	private final Process process;
+
+	private final PrintWriter input;
+
+	private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+	private final List<String> seen = new ArrayList<>();
+
+	private ChildJvm(Process process) {
+		this.process = process;
+		this.input = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+		Thread reader = new Thread(() -> {
+			try (BufferedReader out = new BufferedReader(
+					new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+				String line;
+				while ((line = out.readLine()) != null) {
+					this.lines.add(line);
+				}
+			}
+			catch (IOException ex) {
+				// the child is gone
+			}
+		}, "child-jvm-" + process.pid());
+		reader.setDaemon(true);
+		reader.start();
+	}
+
+	/**
+	 * Start {@code mainClass} in a new JVM with this JVM's class path.
+	 */
+	public static ChildJvm start(Class<?> mainClass, String... arguments) {
+		List<String> command = new ArrayList<>();
+		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		command.add("-Xmx256m");
+		command.add("-XX:TieredStopAtLevel=1");
+		command.add("-cp");
+		command.add(System.getProperty("java.class.path"));
+		command.add(mainClass.getName());
+		command.addAll(List.of(arguments));
+		try {
+			return new ChildJvm(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	public long pid() {
+		return this.process.pid();
+	}
+
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/**
+	 * Send one command line to the child.
+	 */
+	public void send(String line) {
+		this.input.println(line);
+	}
+
+	/**
+	 * Wait for the next line that starts with {@code word}, skipping others.
+	 * @return the line's words after the first
+	 * @throws IllegalStateException when none comes in time
+	 */
+	public String[] await(String word, Duration timeout) {
+		String line = awaitLine((text) -> text.equals(word) || text.startsWith(word + " "), timeout);
+		String rest = line.substring(word.length()).trim();
+		return rest.isEmpty() ? new String[0] : rest.split(" ");
+	}
+
+	private String awaitLine(Predicate<String> wanted, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		try {
+			while (true) {
+				long left = deadline - System.nanoTime();
+				String line = (left > 0) ? this.lines.poll(left, TimeUnit.NANOSECONDS) : null;
+				if (line == null) {
+					throw new IllegalStateException("Child JVM " + pid() + " (alive: " + isAlive()
+							+ ") did not report in " + timeout + "; it said: " + this.seen);
+				}
+				this.seen.add(line);
+				if (wanted.test(line)) {
+					return line;
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Freeze the child (SIGSTOP), as a long GC pause or a suspended VM would.
+	 */
+	public void pause() {
+		Signals.send(pid(), "STOP");
+	}
+
+	/**
+	 * Let a frozen child go on (SIGCONT).
+	 */
+	public void resume() {
+		Signals.send(pid(), "CONT");
+	}
+
+	/**
+	 * Kill the child at once (SIGKILL): no shutdown hook, no release, no goodbye.
+	 */
+	public void kill() {
+		this.process.destroyForcibly();
+		try {
+			this.process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public void close() {
+		if (this.process.isAlive()) {
+			resume();
+			kill();
+		}
+	}
+
+}

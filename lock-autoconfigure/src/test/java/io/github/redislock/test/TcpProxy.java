@@ -1,0 +1,232 @@
+package io.github.redislock.test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A TCP proxy on a free loopback port between clients and one Redis server, for network
+ * faults: it can delay requests or replies, swallow replies (the command runs, the client
+ * never hears), black-hole everything, cut every connection, and refuse new ones.
+ * <p>
+ * Each direction of each connection is copied by its own thread; a delay holds each chunk
+ * back before it is passed on, so order is kept.
+ */
+public final class TcpProxy implements RedisTarget, AutoCloseable {
+
+	private final RedisServer target;
+
+	private final ServerSocket listener;
+
+	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+	private final ConnectionFactories factories = new ConnectionFactories();
+
+	private final AtomicLong connections = new AtomicLong();
+
+	private volatile long requestDelayNanos;
+
+	private volatile long replyDelayNanos;
+
+	private volatile boolean dropReplies;
+
+	private volatile boolean blackHole;
+
+	private volatile boolean refuse;
+
+	private TcpProxy(RedisServer target) throws IOException {
+		this.target = target;
+		this.listener = new ServerSocket();
+		this.listener.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+		Thread acceptor = new Thread(this::accept, "tcp-proxy-" + port());
+		acceptor.setDaemon(true);
+		acceptor.start();
+	}
+
+	/**
+	 * Start a proxy in front of {@code target}.
+	 */
+	public static TcpProxy to(RedisServer target) {
+		try {
+			return new TcpProxy(target);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not start a TCP proxy", ex);
+		}
+	}
+
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	public int port() {
+		return this.listener.getLocalPort();
+	}
+
+	/**
+	 * Return a new, started connection factory that talks to Redis through this proxy.
+	 */
+	@Override
+	public LettuceConnectionFactory connectionFactory() {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(host(), port());
+		if (this.target.password() != null) {
+			configuration.setPassword(this.target.password());
+		}
+		return this.factories.start(new LettuceConnectionFactory(configuration));
+	}
+
+	/**
+	 * Hold every chunk from clients back this long before it reaches Redis.
+	 */
+	public void delayRequests(Duration delay) {
+		this.requestDelayNanos = delay.toNanos();
+	}
+
+	/**
+	 * Hold every chunk from Redis back this long before it reaches the client.
+	 */
+	public void delayReplies(Duration delay) {
+		this.replyDelayNanos = delay.toNanos();
+	}
+
+	/**
+	 * Pass requests on but swallow the replies: commands run, clients never hear.
+	 */
+	public void dropReplies() {
+		this.dropReplies = true;
+	}
+
+	/**
+	 * Swallow everything in both directions, keeping the connections open, as a network
+	 * that silently loses all packets does.
+	 */
+	public void blackHole() {
+		this.blackHole = true;
+	}
+
+	/**
+	 * Refuse new connections (accept and close them at once).
+	 */
+	public void refuseConnections() {
+		this.refuse = true;
+	}
+
+	/**
+	 * Undo every fault: no delay, nothing swallowed, connections accepted.
+	 */
+	public void heal() {
+		this.requestDelayNanos = 0;
+		this.replyDelayNanos = 0;
+		this.dropReplies = false;
+		this.blackHole = false;
+		this.refuse = false;
+	}
+
+	/**
+	 * Close every open connection, as a network cut or a restarted router does.
+	 */
+	public void cutConnections() {
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+		}
+		this.sockets.clear();
+	}
+
+	/**
+	 * Return how many client connections the proxy has accepted so far.
+	 */
+	public long acceptedConnections() {
+		return this.connections.get();
+	}
+
+	private void accept() {
+		while (!this.listener.isClosed()) {
+			try {
+				Socket client = this.listener.accept();
+				if (this.refuse) {
+					closeQuietly(client);
+					continue;
+				}
+				this.connections.incrementAndGet();
+				Socket server = new Socket(this.target.host(), this.target.port());
+				client.setTcpNoDelay(true);
+				server.setTcpNoDelay(true);
+				this.sockets.add(client);
+				this.sockets.add(server);
+				pipe(client, server, true);
+				pipe(server, client, false);
+			}
+			catch (IOException ex) {
+				// Closed, or Redis not reachable: the client sees its connection fail.
+			}
+		}
+	}
+
+	private void pipe(Socket from, Socket to, boolean requests) {
+		Thread thread = new Thread(() -> {
+			byte[] buffer = new byte[16384];
+			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+				int read;
+				while ((read = in.read(buffer)) >= 0) {
+					long delay = requests ? this.requestDelayNanos : this.replyDelayNanos;
+					if (delay > 0) {
+						TimeUnit.NANOSECONDS.sleep(delay);
+					}
+					if (this.blackHole || (!requests && this.dropReplies)) {
+						continue;
+					}
+					out.write(buffer, 0, read);
+					out.flush();
+				}
+			}
+			catch (IOException | InterruptedException ex) {
+				// Connection closed or cut.
+			}
+			finally {
+				closeQuietly(from);
+				closeQuietly(to);
+			}
+		}, "tcp-proxy-" + (requests ? "requests" : "replies"));
+		thread.setDaemon(true);
+		thread.start();
+	}
+
+	private static void closeQuietly(Socket socket) {
+		try {
+			socket.close();
+		}
+		catch (IOException ex) {
+			// already closed
+		}
+	}
+
+	@Override
+	public void close() {
+		this.factories.close();
+		try {
+			this.listener.close();
+		}
+		catch (IOException ex) {
+			// closing anyway
+		}
+		cutConnections();
+	}
+
+	@Override
+	public String toString() {
+		return "TCP proxy on " + port() + " to " + this.target;
+	}
+
+}
