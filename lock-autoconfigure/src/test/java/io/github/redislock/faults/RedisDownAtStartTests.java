@@ -1,0 +1,76 @@
+package io.github.redislock.faults;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockContext;
+import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServers;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.data.redis.RedisConnectionFailureException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Redis down when the application starts: the application starts, locking fails within
+ * its wait time with a {@link LockAcquisitionException} that says Redis is unreachable,
+ * and locking works once Redis is back, without a restart of the application.
+ */
+@ExtendWith(RedisExtension.class)
+class RedisDownAtStartTests {
+
+	private final RedisServers servers;
+
+	RedisDownAtStartTests(RedisServers servers) {
+		this.servers = servers;
+	}
+
+	@Test
+	void applicationStartsWithoutRedisFailsFastAndRecoversWhenRedisIsBack() {
+		LocalRedisServer redis = this.servers.start();
+		redis.kill();
+		LockApplicationContextRunner.unconfigured()
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port())
+			.withBean(Reports.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RedisLockTemplate locks = context.getBean(RedisLockTemplate.class);
+				Reports reports = context.getBean(Reports.class);
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockAcquisitionException.class)
+					.isThrownBy(() -> locks.execute("report", Duration.ZERO, null, () -> "ran"))
+					.withMessageContaining("'report'")
+					.withMessageContaining("Redis is unreachable")
+					.withCauseInstanceOf(RedisConnectionFailureException.class);
+				assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(reports::daily)
+					.withMessageContaining("'reports:daily'")
+					.withMessageContaining("Redis is unreachable");
+				assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("within the wait times")
+					.isLessThan(10_000);
+				this.servers.restart(redis);
+				await().atMost(Duration.ofSeconds(30))
+					.ignoreExceptions()
+					.until(reports::daily, "reports:daily"::equals);
+				assertThat(locks.execute("report", Duration.ZERO, null, () -> "ran")).isEqualTo("ran");
+			});
+	}
+
+	static class Reports {
+
+		@DistributedLock(name = "reports", key = "'daily'", waitTime = "1s")
+		public String daily() {
+			return LockContext.lockName();
+		}
+
+	}
+
+}
