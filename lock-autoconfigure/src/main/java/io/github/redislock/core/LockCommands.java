@@ -1,5 +1,8 @@
 package io.github.redislock.core;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,6 +53,10 @@ final class LockCommands {
 
 	private final LockKeys keys;
 
+	private final RedisConnectionFactory connectionFactory;
+
+	private final @Nullable LettuceScripts lettuce;
+
 	private final int minReplicasAcked;
 
 	private final long replicaAckTimeoutMillis;
@@ -60,14 +67,27 @@ final class LockCommands {
 
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys, int minReplicasAcked,
 			long replicaAckTimeoutMillis) {
+		this.connectionFactory = connectionFactory;
+		this.lettuce = LettuceScripts.of(connectionFactory);
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = keys;
 		this.minReplicasAcked = minReplicasAcked;
 		this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
 	}
 
-	private static <T> RedisScript<T> script(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource(name, LockCommands.class), resultType);
+	/**
+	 * Load a script of this package once, as text: a script made from a resource would
+	 * check the resource for changes on every call.
+	 */
+	static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		try {
+			return RedisScript.of(
+					new ClassPathResource(name, LockCommands.class).getContentAsString(StandardCharsets.UTF_8),
+					resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the script " + name, ex);
+		}
 	}
 
 	/**
@@ -89,18 +109,10 @@ final class LockCommands {
 	 */
 	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo) {
 		if (this.minReplicasAcked == 0) {
-			return nonNull(this.redis.execute(script, keys, args.toArray()), "acquire");
+			return run(script, keys, args, "acquire");
 		}
 		long[] result = this.redis.execute((RedisCallback<long[]>) (connection) -> {
-			byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
-			int i = 0;
-			for (String value : keys) {
-				keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
-			}
-			for (String value : args) {
-				keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
-			}
-			long token = nonNull(evalSha(connection, script, keys.size(), keysAndArgs), "acquire");
+			long token = nonNull(evalSha(connection, script, keys.size(), encode(keys, args)), "acquire");
 			if (token <= 0) {
 				return new long[] { token, 0 };
 			}
@@ -138,6 +150,34 @@ final class LockCommands {
 		}
 	}
 
+	/**
+	 * Run a script with an integer result: the hot path of acquire and release. On the
+	 * shared native Lettuce connection when there is one, else on a connection of the
+	 * factory; either way without the template's proxies and serializers.
+	 */
+	long run(RedisScript<Long> script, List<String> keys, List<String> args, String what) {
+		LettuceScripts lettuce = this.lettuce;
+		if (lettuce != null) {
+			return nonNull(lettuce.run(script, encode(keys, List.of()), encode(args, List.of())), what);
+		}
+		byte[][] keysAndArgs = encode(keys, args);
+		try (RedisConnection connection = this.connectionFactory.getConnection()) {
+			return nonNull(evalSha(connection, script, keys.size(), keysAndArgs), what);
+		}
+	}
+
+	private static byte[][] encode(List<String> keys, List<String> args) {
+		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
+		int i = 0;
+		for (String value : keys) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		for (String value : args) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		return keysAndArgs;
+	}
+
 	private static @Nullable Long evalSha(RedisConnection connection, RedisScript<Long> script, int keyCount,
 			byte[][] keysAndArgs) {
 		try {
@@ -162,8 +202,8 @@ final class LockCommands {
 	 * @return 1 released, 0 no lock there, -1 held by another owner (left untouched)
 	 */
 	long release(String lockKey, String owner, long token, String message) {
-		return nonNull(this.redis.execute(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), owner,
-				this.keys.channel(), message, Long.toString(token)), "release");
+		return run(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
+				List.of(owner, this.keys.channel(), message, Long.toString(token)), "release");
 	}
 
 	boolean forceUnlock(String lockKey, String message) {

@@ -5,7 +5,6 @@ import java.util.List;
 
 import io.github.redislock.core.LockKeys.ReadWriteKeys;
 
-import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -35,7 +34,7 @@ final class ReadWriteLockCommands {
 	}
 
 	private static RedisScript<Long> script(String name) {
-		return RedisScript.of(new ClassPathResource(name, ReadWriteLockCommands.class), Long.class);
+		return LockCommands.script(name, Long.class);
 	}
 
 	/**
@@ -56,8 +55,8 @@ final class ReadWriteLockCommands {
 	 * @return 1 released, 0 the hold was gone, -1 another owner holds the write side
 	 */
 	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message) {
-		return value(this.redis.execute(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
-				owner, this.channel, message, write ? "w" : "r", Long.toString(token)));
+		return this.commands.run(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
+				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token)), "release");
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

@@ -1,5 +1,9 @@
 package io.github.redislock.queue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,7 +58,15 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	}
 
 	private static <T> RedisScript<T> script(String name, Class<T> type) {
-		return RedisScript.of(new ClassPathResource(name, RedisTaskQueue.class), type);
+		// Loaded once, as text: a script made from a resource would check the resource
+		// for changes on every call.
+		try {
+			return RedisScript
+				.of(new ClassPathResource(name, RedisTaskQueue.class).getContentAsString(StandardCharsets.UTF_8), type);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the script " + name, ex);
+		}
 	}
 
 	@Override

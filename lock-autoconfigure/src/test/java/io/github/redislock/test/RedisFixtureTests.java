@@ -23,6 +23,25 @@ class RedisFixtureTests {
 	}
 
 	@Test
+	void proxyCountsTheCommandsClientsSendAndCutsConnections(RedisServers servers) {
+		LocalRedisServer server = servers.start();
+		try (TcpProxy proxy = TcpProxy.to(server)) {
+			StringRedisTemplate redis = new StringRedisTemplate(proxy.connectionFactory());
+			redis.opsForValue().set("warm", "up");
+			long before = proxy.requests();
+			// A value that looks like RESP must not be counted as commands.
+			redis.opsForValue().set("tricky", "*3\r\n$3\r\nSET\r\n*1\r\n".repeat(2000));
+			assertThat(redis.opsForValue().get("tricky")).startsWith("*3\r\n");
+			redis.delete("tricky");
+			assertThat(proxy.requests() - before).isEqualTo(3);
+			long connections = proxy.acceptedConnections();
+			proxy.cutConnections();
+			assertThat(redis.opsForValue().get("warm")).as("the client reconnects").isEqualTo("up");
+			assertThat(proxy.acceptedConnections()).isGreaterThan(connections);
+		}
+	}
+
+	@Test
 	void closingAServerStopsItsProcess() {
 		LocalRedisServer server = LocalRedisServer.start();
 		int port = server.port();

@@ -19,7 +19,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * A TCP proxy on a free loopback port between clients and one Redis server, for network
  * faults: it can delay requests or replies, swallow replies (the command runs, the client
- * never hears), black-hole everything, cut every connection, and refuse new ones.
+ * never hears), black-hole everything, cut every connection, and refuse new ones. It also
+ * counts the commands clients send through it ({@link #requests()}): what a client costs
+ * in requests, as opposed to the commands Redis runs inside scripts.
  * <p>
  * Each direction of each connection is copied by its own thread; a delay holds each chunk
  * back before it is passed on, so order is kept.
@@ -35,6 +37,8 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	private final ConnectionFactories factories = new ConnectionFactories();
 
 	private final AtomicLong connections = new AtomicLong();
+
+	private final AtomicLong requests = new AtomicLong();
 
 	private volatile long requestDelayNanos;
 
@@ -145,6 +149,13 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	}
 
 	/**
+	 * Return how many commands (RESP arrays) clients have sent through the proxy so far.
+	 */
+	public long requests() {
+		return this.requests.get();
+	}
+
+	/**
 	 * Return how many client connections the proxy has accepted so far.
 	 */
 	public long acceptedConnections() {
@@ -177,6 +188,7 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	private void pipe(Socket from, Socket to, boolean requests) {
 		Thread thread = new Thread(() -> {
 			byte[] buffer = new byte[16384];
+			RequestCounter counter = requests ? new RequestCounter() : null;
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
@@ -186,6 +198,9 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 					}
 					if (this.blackHole || (!requests && this.dropReplies)) {
 						continue;
+					}
+					if (counter != null) {
+						counter.feed(buffer, read);
 					}
 					out.write(buffer, 0, read);
 					out.flush();
@@ -201,6 +216,54 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 		}, "tcp-proxy-" + (requests ? "requests" : "replies"));
 		thread.setDaemon(true);
 		thread.start();
+	}
+
+	/**
+	 * Follows the RESP request stream of one connection (arrays of bulk strings) and
+	 * counts the arrays.
+	 */
+	private final class RequestCounter {
+
+		private final StringBuilder line = new StringBuilder();
+
+		private long skip;
+
+		private long bulksLeft;
+
+		void feed(byte[] bytes, int length) {
+			for (int i = 0; i < length; i++) {
+				if (this.skip > 0) {
+					long skipped = Math.min(this.skip, length - i);
+					this.skip -= skipped;
+					i += (int) skipped - 1;
+					continue;
+				}
+				char c = (char) bytes[i];
+				if (c == '\n') {
+					header(this.line.toString());
+					this.line.setLength(0);
+				}
+				else if (c != '\r') {
+					this.line.append(c);
+				}
+			}
+		}
+
+		private void header(String header) {
+			if (header.startsWith("*") && this.bulksLeft == 0) {
+				TcpProxy.this.requests.incrementAndGet();
+				this.bulksLeft = Long.parseLong(header.substring(1));
+			}
+			else if (header.startsWith("$")) {
+				this.skip = Long.parseLong(header.substring(1)) + 2;
+				this.bulksLeft--;
+			}
+			else if (!header.isEmpty() && this.bulksLeft == 0) {
+				// An inline command.
+				TcpProxy.this.requests.incrementAndGet();
+			}
+		}
+
 	}
 
 	private static void closeQuietly(Socket socket) {

@@ -1,0 +1,642 @@
+package io.github.redislock.benchmarks;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.test.ChildJvm;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.TcpProxy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * Runs every benchmark against a redis-server of its own, the columns interleaved round
+ * by round, prints the tables and writes them into {@code docs/BENCHMARKS.md} between the
+ * result markers.
+ * <p>
+ * Options: {@code --rounds N} (3), {@code --millis N} measured window (1500),
+ * {@code --warm-up N} (500), {@code --only a,b} sections, {@code --write file}.
+ */
+public final class Benchmarks {
+
+	private static final String START = "<!-- results:start -->";
+
+	private static final String END = "<!-- results:end -->";
+
+	private final int rounds;
+
+	private final long millis;
+
+	private final long warmUp;
+
+	private final Set<String> only;
+
+	private final Set<String> picked;
+
+	private final LocalRedisServer redis;
+
+	private final RedisCommands<String, String> control;
+
+	private final Report report = new Report();
+
+	private final Map<String, Column> columns = new LinkedHashMap<>();
+
+	private ChildJvm child;
+
+	private Benchmarks(int rounds, long millis, long warmUp, Set<String> only, Set<String> picked,
+			LocalRedisServer redis, RedisCommands<String, String> control) {
+		this.picked = picked;
+		this.rounds = rounds;
+		this.millis = millis;
+		this.warmUp = warmUp;
+		this.only = only;
+		this.redis = redis;
+		this.control = control;
+	}
+
+	public static void main(String[] args) throws Exception {
+		Map<String, String> options = new LinkedHashMap<>();
+		for (int i = 0; i + 1 < args.length; i += 2) {
+			options.put(args[i].replaceFirst("^--", ""), args[i + 1]);
+		}
+		int rounds = Integer.parseInt(options.getOrDefault("rounds", "3"));
+		long millis = Long.parseLong(options.getOrDefault("millis", "1500"));
+		long warmUp = Long.parseLong(options.getOrDefault("warm-up", "500"));
+		Set<String> only = options.containsKey("only") ? Set.of(options.get("only").split(",")) : Set.of();
+		Set<String> picked = options.containsKey("columns") ? Set.of(options.get("columns").split(",")) : Set.of();
+		long started = System.nanoTime();
+		try (LocalRedisServer redis = LocalRedisServer.start()) {
+			// Interrupted runs stop their redis-server too.
+			Runtime.getRuntime().addShutdownHook(new Thread(redis::close));
+			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
+			try (StatefulRedisConnection<String, String> connection = client.connect()) {
+				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, redis, connection.sync());
+				benchmarks.runAll();
+				long minutes = Duration.ofNanos(System.nanoTime() - started).toMinutes();
+				String results = benchmarks.header(connection.sync(), minutes) + benchmarks.report;
+				System.out.println(results);
+				if (options.containsKey("write") && only.isEmpty() && picked.isEmpty()) {
+					write(Path.of(options.get("write")), results);
+				}
+			}
+			finally {
+				client.shutdown();
+			}
+		}
+		System.exit(0);
+	}
+
+	private static void write(Path file, String results) throws IOException {
+		String document = Files.readString(file, StandardCharsets.UTF_8);
+		int start = document.indexOf(START);
+		int end = document.indexOf(END);
+		if (start < 0 || end < start) {
+			throw new IllegalStateException(file + " has no " + START + " ... " + END + " markers");
+		}
+		Files.writeString(file,
+				document.substring(0, start + START.length()) + "\n" + results + "\n" + document.substring(end),
+				StandardCharsets.UTF_8);
+		System.out.println("Results written to " + file);
+	}
+
+	private String header(RedisCommands<String, String> redis, long minutes) throws IOException {
+		String cpu = Files.readAllLines(Path.of("/proc/cpuinfo"))
+			.stream()
+			.filter((line) -> line.startsWith("model name"))
+			.findFirst()
+			.map((line) -> line.substring(line.indexOf(':') + 1).trim())
+			.orElse("unknown CPU");
+		String version = redis.info("server")
+			.lines()
+			.filter((line) -> line.startsWith("redis_version:"))
+			.findFirst()
+			.map((line) -> line.substring("redis_version:".length()))
+			.orElse("?");
+		return "Run of " + LocalDate.now() + ": " + Runtime.getRuntime().availableProcessors() + " cores (" + cpu
+				+ "), Java " + System.getProperty("java.version") + ", redis-server " + version
+				+ " on loopback (started by the benchmark, no persistence), " + this.rounds + " rounds, " + this.millis
+				+ " ms measured after " + this.warmUp + " ms warm-up per cell, " + minutes
+				+ " minutes in all. Cells: median over rounds (min–max), **ratio** to the baseline of the same"
+				+ " round.\n";
+	}
+
+	private boolean section(String name) {
+		return this.only.isEmpty() || this.only.contains(name);
+	}
+
+	private Column column(String id) {
+		return this.columns.computeIfAbsent(id, (key) -> Columns.create(key, this.redis.port()));
+	}
+
+	private List<String> rotated(List<String> ids, int by) {
+		List<String> order = new ArrayList<>(ids.stream()
+			.filter((id) -> this.picked.isEmpty() || this.picked.contains(id) || id.startsWith("raw"))
+			.toList());
+		for (int i = 0; i < by % ids.size(); i++) {
+			order.add(order.remove(0));
+		}
+		return order;
+	}
+
+	private ChildJvm child() {
+		if (this.child == null) {
+			ChildJvm child = ChildJvm.start(BenchmarkChild.class, Integer.toString(this.redis.port()));
+			Runtime.getRuntime().addShutdownHook(new Thread(child::close));
+			this.child = child;
+			this.child.await("READY", Duration.ofMinutes(1));
+		}
+		return this.child;
+	}
+
+	private void runAll() throws Exception {
+		try {
+			if (section("uncontended")) {
+				uncontended();
+			}
+			if (section("latency")) {
+				latency();
+			}
+			if (section("contended")) {
+				contended();
+			}
+			if (section("processes")) {
+				contendedAcrossProcesses();
+			}
+			if (section("handoff")) {
+				handOff();
+			}
+			if (section("commands")) {
+				commands();
+			}
+			if (section("watchdog")) {
+				watchdog();
+			}
+			if (section("read")) {
+				readLocks();
+			}
+			if (section("redlock")) {
+				redLock();
+			}
+			if (section("queue")) {
+				queue();
+			}
+			if (section("memory")) {
+				memory();
+			}
+		}
+		finally {
+			this.columns.values().forEach(Column::close);
+			if (this.child != null) {
+				this.child.close();
+			}
+		}
+	}
+
+	private void progress(String what) {
+		System.err.println("[bench] " + what);
+	}
+
+	// Uncontended: own key per thread.
+
+	private void uncontended() {
+		List<Integer> threadCounts = List.of(1, 4, 16, 64);
+		Report.Grid grid = new Report.Grid();
+		for (int round = 0; round < this.rounds; round++) {
+			for (int threads : threadCounts) {
+				Map<String, Double> results = new LinkedHashMap<>();
+				for (String id : rotated(Columns.ALL, round + threads)) {
+					progress("uncontended round " + round + ", " + threads + " threads, " + id);
+					Column column = column(id);
+					String prefix = "u:" + id + ":" + round + ":" + threads + ":";
+					Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
+						Column.Locker locker = column.locker(prefix + t);
+						return () -> {
+							locker.lock();
+							locker.unlock();
+						};
+					});
+					results.put(id, run.perSecond());
+				}
+				double baseline = results.get("raw");
+				results.forEach(
+						(id, value) -> grid.at(Columns.title(id), threads + (threads == 1 ? " thread" : " threads"))
+							.add(value, baseline));
+			}
+		}
+		this.report.heading("Uncontended lock + unlock pairs per second (own key per thread)");
+		this.report.grid("", grid, true, 0);
+	}
+
+	// Single-thread latency of acquire and release.
+
+	private void latency() {
+		Report.Grid grid = new Report.Grid();
+		int iterations = 3000;
+		for (int round = 0; round < this.rounds; round++) {
+			Map<String, long[][]> samples = new LinkedHashMap<>();
+			for (String id : rotated(Columns.ALL, round)) {
+				progress("latency round " + round + ", " + id);
+				Column.Locker locker = column(id).locker("l:" + id + ":" + round);
+				for (int i = 0; i < 500; i++) {
+					locker.lock();
+					locker.unlock();
+				}
+				long[] acquire = new long[iterations];
+				long[] release = new long[iterations];
+				for (int i = 0; i < iterations; i++) {
+					long t0 = System.nanoTime();
+					locker.lock();
+					long t1 = System.nanoTime();
+					locker.unlock();
+					long t2 = System.nanoTime();
+					acquire[i] = t1 - t0;
+					release[i] = t2 - t1;
+				}
+				samples.put(id, new long[][] { acquire, release });
+			}
+			long[][] raw = samples.get("raw");
+			samples.forEach((id, values) -> {
+				String row = Columns.title(id);
+				grid.at(row, "acquire p50 µs")
+					.add(Stats.percentile(values[0], 50) / 1000, Stats.percentile(raw[0], 50) / 1000);
+				grid.at(row, "acquire p99 µs")
+					.add(Stats.percentile(values[0], 99) / 1000, Stats.percentile(raw[0], 99) / 1000);
+				grid.at(row, "release p50 µs")
+					.add(Stats.percentile(values[1], 50) / 1000, Stats.percentile(raw[1], 50) / 1000);
+				grid.at(row, "release p99 µs")
+					.add(Stats.percentile(values[1], 99) / 1000, Stats.percentile(raw[1], 99) / 1000);
+			});
+		}
+		this.report.heading("Single-thread acquire and release latency (" + iterations + " pairs per round)");
+		this.report.grid("", grid, true, 1);
+	}
+
+	// Contended, within one process: a plain int counter.
+
+	private static final List<String> WAITING = List.of("starter-watchdog", "starter-fixed", "redisson", "si-spin",
+			"si-pubsub", "raw-pubsub");
+
+	private void contended() {
+		Report.Grid grid = new Report.Grid();
+		List<String> lost = new ArrayList<>();
+		for (int round = 0; round < this.rounds; round++) {
+			for (int threads : List.of(4, 16, 64)) {
+				Map<String, Double> results = new LinkedHashMap<>();
+				for (String id : rotated(WAITING, round + threads)) {
+					progress("contended round " + round + ", " + threads + " threads, " + id);
+					Column column = column(id);
+					String key = "c:" + id + ":" + round + ":" + threads;
+					int[] counter = new int[1];
+					Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
+						Column.Locker locker = column.locker(key);
+						return () -> {
+							locker.lock();
+							try {
+								counter[0]++;
+							}
+							finally {
+								locker.unlock();
+							}
+						};
+					});
+					if (counter[0] != run.totalOps()) {
+						lost.add(id + " at " + threads + " threads: " + (run.totalOps() - counter[0]));
+					}
+					results.put(id, run.perSecond());
+				}
+				double baseline = results.get("raw-pubsub");
+				results.forEach((id, value) -> grid.at(Columns.title(id), threads + " threads").add(value, baseline));
+			}
+		}
+		this.report.heading("Contended pairs per second on one key, one process");
+		this.report.paragraph("Each pair increments a plain `int` under the lock; lost updates: "
+				+ (lost.isEmpty() ? "**none**." : String.join("; ", lost)));
+		this.report.grid("", grid, true, 0);
+	}
+
+	// Contended across two processes: a non-atomic GET/SET counter in Redis.
+
+	private void contendedAcrossProcesses() {
+		Report.Grid grid = new Report.Grid();
+		List<String> lost = new ArrayList<>();
+		ChildJvm child = child();
+		for (int round = 0; round < this.rounds; round++) {
+			for (int threads : List.of(4, 16, 64)) {
+				Map<String, Double> results = new LinkedHashMap<>();
+				for (String id : rotated(WAITING, round + threads)) {
+					progress("two processes round " + round + ", " + threads + " threads, " + id);
+					Column column = column(id);
+					child.send("PREPARE " + id);
+					child.await("PREPARED", Duration.ofMinutes(1));
+					String key = "p:" + id + ":" + round + ":" + threads;
+					String counterKey = key + ":counter";
+					int half = threads / 2;
+					child.send("CONTEND " + id + " " + half + " " + this.warmUp + " " + this.millis + " " + key + " "
+							+ counterKey);
+					Measure.Run mine = Workloads.contendAcrossProcesses(column, half, this.warmUp, this.millis, key,
+							counterKey, this.control);
+					String[] theirs = child.await("CONTENDED", Duration.ofMinutes(5));
+					long theirWindow = Long.parseLong(theirs[0]);
+					long theirTotal = Long.parseLong(theirs[1]);
+					long theirNanos = Long.parseLong(theirs[2]);
+					String counted = this.control.get(counterKey);
+					long expected = mine.totalOps() + theirTotal;
+					if (counted == null || Long.parseLong(counted) != expected) {
+						lost.add(id + " at " + threads + " threads: " + counted + " of " + expected);
+					}
+					results.put(id, mine.perSecond() + theirWindow * 1e9 / theirNanos);
+				}
+				double baseline = results.get("raw-pubsub");
+				results.forEach((id, value) -> grid.at(Columns.title(id), threads + " threads").add(value, baseline));
+			}
+		}
+		this.report.heading("Contended pairs per second on one key, two processes (half the threads each)");
+		this.report.paragraph("Each pair reads and writes a counter in Redis (GET, then SET) under the lock;"
+				+ " lost updates: " + (lost.isEmpty() ? "**none**." : String.join("; ", lost)));
+		this.report.grid("", grid, true, 0);
+	}
+
+	// Hand-off latency between two processes.
+
+	private void handOff() {
+		Report.Grid grid = new Report.Grid();
+		ChildJvm child = child();
+		for (int round = 0; round < this.rounds; round++) {
+			Map<String, long[]> latencies = new LinkedHashMap<>();
+			for (String id : rotated(WAITING, round)) {
+				progress("hand-off round " + round + ", " + id);
+				int samples = id.equals("si-spin") ? 24 : 210;
+				int skip = id.equals("si-spin") ? 4 : 10;
+				child.send("PREPARE " + id);
+				child.await("PREPARED", Duration.ofMinutes(1));
+				String key = "h:" + id + ":" + round;
+				String turn = key + ":turn";
+				Column.Locker locker = column(id).locker(key);
+				locker.lock();
+				child.send("HANDOFF " + id + " " + samples + " " + key + " " + turn);
+				long[] mine = Workloads.handOff(locker, true, samples, turn, this.control);
+				long[] theirs = Arrays.stream(child.await("HANDED", Duration.ofMinutes(5)))
+					.mapToLong(Long::parseLong)
+					.toArray();
+				long[] values = new long[samples - skip];
+				for (int i = skip; i < samples; i++) {
+					// Even rounds: we release, they acquire; odd rounds the other way.
+					values[i - skip] = (i % 2 == 0) ? theirs[i] - mine[i] : mine[i] - theirs[i];
+				}
+				latencies.put(id, values);
+			}
+			long[] baseline = latencies.get("raw-pubsub");
+			latencies.forEach((id, values) -> {
+				grid.at(Columns.title(id), "p50 µs").add(Stats.percentile(values, 50), Stats.percentile(baseline, 50));
+				grid.at(Columns.title(id), "p99 µs").add(Stats.percentile(values, 99), Stats.percentile(baseline, 99));
+			});
+		}
+		this.report.heading("Hand-off latency between two processes (holder's unlock returns → waiter's lock returns)");
+		this.report.paragraph("200 hand-offs per round and column (20 for the spin lock, which polls every 100 ms);"
+				+ " wall-clock microseconds, both processes on this machine.");
+		this.report.grid("", grid, true, 0);
+	}
+
+	// Commands and requests per acquire and release.
+
+	private void commands() {
+		List<List<String>> rows = new ArrayList<>();
+		int locks = 200;
+		for (String id : Columns.ALL) {
+			progress("commands, " + id);
+			try (TcpProxy proxy = TcpProxy.to(this.redis); Column column = Columns.create(id, proxy.port())) {
+				List<Column.Locker> lockers = new ArrayList<>();
+				for (int i = 0; i < locks; i++) {
+					Column.Locker locker = column.locker("k:" + id + ":" + i);
+					locker.lock();
+					locker.unlock();
+					lockers.add(locker);
+				}
+				long requests0 = proxy.requests();
+				long commands0 = commandCalls();
+				lockers.forEach(Column.Locker::lock);
+				long requests1 = proxy.requests();
+				long commands1 = commandCalls();
+				lockers.forEach(Column.Locker::unlock);
+				long requests2 = proxy.requests();
+				long commands2 = commandCalls();
+				rows.add(
+						List.of(Columns.title(id), per(requests1 - requests0, locks), per(commands1 - commands0, locks),
+								per(requests2 - requests1, locks), per(commands2 - commands1, locks)));
+			}
+		}
+		this.report.heading("Redis requests and commands per uncontended acquire and release");
+		this.report.paragraph("Requests: commands the client sent, counted by a TCP proxy between client and Redis."
+				+ " Commands: what Redis ran, scripts' inner commands included (`INFO commandstats` deltas)."
+				+ " Means over " + locks + " locks.");
+		this.report.table("", List.of("acquire requests", "acquire commands", "release requests", "release commands"),
+				rows);
+	}
+
+	private static String per(long count, int operations) {
+		return String.format(Locale.ROOT, "%.2f", count / (double) operations);
+	}
+
+	private long commandCalls() {
+		long calls = 0;
+		for (String line : this.control.info("commandstats").split("\r?\n")) {
+			if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
+				int start = line.indexOf("calls=") + "calls=".length();
+				int end = line.indexOf(',', start);
+				calls += Long.parseLong(line.substring(start, end));
+			}
+		}
+		return calls;
+	}
+
+	// Watchdog cost: requests and commands per renewal tick.
+
+	private void watchdog() {
+		List<List<String>> rows = new ArrayList<>();
+		for (int held : List.of(1000, 10000)) {
+			for (String id : List.of("starter-watchdog", "redisson")) {
+				progress("watchdog, " + held + " locks, " + id);
+				try (TcpProxy proxy = TcpProxy.to(this.redis);
+						Column column = id.equals("redisson") ? new Columns.Redis(proxy.port(), 3000)
+								: new Columns.Starter(proxy.port(), false, Duration.ofSeconds(3))) {
+					List<Column.Locker> lockers = new ArrayList<>();
+					for (int i = 0; i < held; i++) {
+						Column.Locker locker = column.locker("w:" + id + ":" + held + ":" + i);
+						locker.lock();
+						lockers.add(locker);
+					}
+					Measure.sleep(1500);
+					long requests0 = proxy.requests();
+					long commands0 = commandCalls();
+					int ticks = 6;
+					Measure.sleep(ticks * 1000L);
+					long requests = proxy.requests() - requests0;
+					long commands = commandCalls() - commands0;
+					rows.add(List.of(Columns.title(id), Report.number(held, 0), per(requests, ticks),
+							per(commands, ticks)));
+					lockers.forEach(Column.Locker::unlock);
+				}
+			}
+		}
+		this.report.heading("Watchdog cost per renewal tick (lease 3 s, a tick every second)");
+		this.report.paragraph("Spring Integration's registry has no watchdog (its locks expire unless renewed by"
+				+ " hand); the raw baseline neither.");
+		this.report.table("", List.of("locks held", "requests per tick", "commands per tick"), rows);
+	}
+
+	// Read locks: 16 readers on one read-write lock.
+
+	private void readLocks() {
+		Report.Grid grid = new Report.Grid();
+		for (int round = 0; round < this.rounds; round++) {
+			for (String id : rotated(List.of("starter-watchdog", "redisson"), round)) {
+				progress("read locks round " + round + ", " + id);
+				Column column = column(id);
+				String key = "r:" + id + ":" + round;
+				Measure.Run run = Measure.run(16, this.warmUp, this.millis, (t) -> {
+					Column.Locker locker = column.readLocker(key);
+					return () -> {
+						locker.lock();
+						locker.unlock();
+					};
+				});
+				grid.at(Columns.title(id), "16 readers, one lock").add(run.perSecond(), Double.NaN);
+			}
+		}
+		this.report.heading("Read-lock pairs per second");
+		this.report.grid("", grid, false, 0);
+	}
+
+	// RedLock over 3 and 5 servers against one.
+
+	private void redLock() {
+		List<LocalRedisServer> servers = new ArrayList<>();
+		try {
+			for (int i = 0; i < 5; i++) {
+				servers.add(LocalRedisServer.start());
+			}
+			Map<String, Column> redLocks = new LinkedHashMap<>();
+			redLocks.put("single", column("starter-watchdog"));
+			redLocks.put("3",
+					new Columns.StarterRedLock(servers.subList(0, 3).stream().map(LocalRedisServer::port).toList()));
+			redLocks.put("5", new Columns.StarterRedLock(servers.stream().map(LocalRedisServer::port).toList()));
+			Report.Grid grid = new Report.Grid();
+			for (int round = 0; round < this.rounds; round++) {
+				for (int threads : List.of(1, 16)) {
+					Map<String, Double> results = new LinkedHashMap<>();
+					for (String id : rotated(List.copyOf(redLocks.keySet()), round + threads)) {
+						progress("redlock round " + round + ", " + threads + " threads, " + id);
+						Column column = redLocks.get(id);
+						String prefix = "rl:" + id + ":" + round + ":" + threads + ":";
+						Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
+							Column.Locker locker = column.locker(prefix + t);
+							return () -> {
+								locker.lock();
+								locker.unlock();
+							};
+						});
+						results.put(id, run.perSecond());
+					}
+					double single = results.get("single");
+					results.forEach((id, value) -> grid
+						.at(redLocks.get(id).title(), threads + (threads == 1 ? " thread" : " threads"))
+						.add(value, single));
+				}
+			}
+			redLocks.get("3").close();
+			redLocks.get("5").close();
+			this.report.heading("RedLock: uncontended pairs per second over 3 and 5 servers against one");
+			this.report.paragraph("Ratios are to the single-server starter of the same round.");
+			this.report.grid("", grid, true, 0);
+		}
+		finally {
+			servers.forEach(LocalRedisServer::close);
+		}
+	}
+
+	// The task queue.
+
+	private void queue() throws Exception {
+		progress("queue");
+		QueueBench.Result result = QueueBench.run(this.redis.port(), 20_000, 300);
+		this.report.heading("Task queue (`@QueuedTask`, no-op tasks)");
+		this.report.paragraph("One round: " + Report.number(result.tasks(), 0) + " tasks enqueued from 8 threads;"
+				+ " end to end with two worker instances of 8 workers each, from the first enqueue to the last task"
+				+ " done; lag from due time to start over 300 tasks enqueued 10 ms apart to idle workers.");
+		this.report.table("", List.of("value"),
+				List.of(List.of("enqueues per second", Report.number(result.enqueuesPerSecond(), 0)),
+						List.of("tasks per second, end to end", Report.number(result.tasksPerSecond(), 0)),
+						List.of("due-to-start lag p50", Report.number(result.lagP50Millis(), 1) + " ms"),
+						List.of("due-to-start lag p99", Report.number(result.lagP99Millis(), 1) + " ms")));
+	}
+
+	// Memory after many distinct names.
+
+	private void memory() throws Exception {
+		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+		List<List<String>> rows = new ArrayList<>();
+		int cycles = 1_000_000;
+		int names = 100_000;
+		for (String id : List.of("starter-watchdog", "redisson", "si-pubsub")) {
+			progress("memory, " + id);
+			Column column = column(id);
+			String prefix = "m:" + UUID.randomUUID() + ":";
+			long before = usedAfterGc(memory);
+			int threads = 16;
+			AtomicInteger next = new AtomicInteger();
+			List<Thread> workers = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				Thread worker = new Thread(() -> {
+					int i;
+					while ((i = next.getAndIncrement()) < cycles) {
+						Column.Locker locker = column.locker(prefix + (i % names));
+						locker.lock();
+						locker.unlock();
+					}
+				});
+				workers.add(worker);
+				worker.start();
+			}
+			for (Thread worker : workers) {
+				worker.join();
+			}
+			long after = usedAfterGc(memory);
+			rows.add(List.of(Columns.title(id), mb(before), mb(after), mb(after - before)));
+		}
+		this.report.heading("Heap after " + Report.number(cycles, 0) + " lock/unlock cycles over "
+				+ Report.number(names, 0) + " distinct names (after GC)");
+		this.report.table("", List.of("before MB", "after MB", "growth MB"), rows);
+	}
+
+	private static String mb(long bytes) {
+		return String.format(Locale.ROOT, "%.1f", bytes / (1024.0 * 1024.0));
+	}
+
+	private static long usedAfterGc(MemoryMXBean memory) throws InterruptedException {
+		long used = Long.MAX_VALUE;
+		for (int i = 0; i < 5; i++) {
+			System.gc();
+			Thread.sleep(100);
+			used = Math.min(used, memory.getHeapMemoryUsage().getUsed());
+		}
+		return used;
+	}
+
+}

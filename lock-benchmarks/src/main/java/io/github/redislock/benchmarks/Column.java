@@ -1,0 +1,40 @@
+package io.github.redislock.benchmarks;
+
+/**
+ * One lock implementation under test, with its own connections to Redis.
+ */
+interface Column extends AutoCloseable {
+
+	/**
+	 * Return the name printed in the tables.
+	 */
+	String title();
+
+	/**
+	 * Return a lock on {@code key} for the calling thread to use again and again.
+	 */
+	Locker locker(String key);
+
+	/**
+	 * Return the read side of a read-write lock on {@code key}, or {@code null} when the
+	 * implementation has none.
+	 */
+	default Locker readLocker(String key) {
+		return null;
+	}
+
+	@Override
+	void close();
+
+	/**
+	 * Lock and unlock, as the implementation's users call them.
+	 */
+	interface Locker {
+
+		void lock();
+
+		void unlock();
+
+	}
+
+}

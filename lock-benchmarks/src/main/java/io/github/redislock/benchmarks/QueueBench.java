@@ -1,0 +1,143 @@
+package io.github.redislock.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration;
+
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The task queue, through {@code @QueuedTask} in real application contexts: enqueues per
+ * second, no-op tasks per second end to end with two worker instances, and the lag from a
+ * task's due time to its start while workers are idle.
+ */
+final class QueueBench {
+
+	static final AtomicLong DONE = new AtomicLong();
+
+	static final AtomicLong LAST_DONE_NANOS = new AtomicLong();
+
+	static final ConcurrentLinkedQueue<Long> LAGS = new ConcurrentLinkedQueue<>();
+
+	private QueueBench() {
+	}
+
+	record Result(double enqueuesPerSecond, double tasksPerSecond, double lagP50Millis, double lagP99Millis,
+			int tasks) {
+	}
+
+	static Result run(int port, int tasks, int lagSamples) throws Exception {
+		String queue = "bench-" + UUID.randomUUID();
+		double enqueues;
+		try (ConfigurableApplicationContext producer = context(port, "produce-" + queue, 0)) {
+			NoOp noOp = producer.getBean(NoOp.class);
+			long start = System.nanoTime();
+			enqueue(noOp, tasks);
+			enqueues = tasks * 1e9 / (System.nanoTime() - start);
+		}
+		try (ConfigurableApplicationContext first = context(port, queue, 8);
+				ConfigurableApplicationContext second = context(port, queue, 8);
+				ConfigurableApplicationContext producer = context(port, queue, 0)) {
+			NoOp noOp = producer.getBean(NoOp.class);
+			DONE.set(0);
+			long start = System.nanoTime();
+			enqueue(noOp, tasks);
+			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+			while (DONE.get() < tasks && System.nanoTime() < deadline) {
+				Measure.sleep(5);
+			}
+			if (DONE.get() < tasks) {
+				throw new IllegalStateException("only " + DONE.get() + " of " + tasks + " tasks ran");
+			}
+			double perSecond = tasks * 1e9 / (LAST_DONE_NANOS.get() - start);
+			LAGS.clear();
+			for (int i = 0; i < lagSamples; i++) {
+				noOp.run("lag-" + i, Workloads.nowMicros());
+				Measure.sleep(10);
+			}
+			while (LAGS.size() < lagSamples && System.nanoTime() < deadline) {
+				Measure.sleep(5);
+			}
+			long[] lags = LAGS.stream().mapToLong(Long::longValue).toArray();
+			return new Result(enqueues, perSecond, Stats.percentile(lags, 50) / 1000.0,
+					Stats.percentile(lags, 99) / 1000.0, tasks);
+		}
+	}
+
+	private static void enqueue(NoOp noOp, int tasks) throws Exception {
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> work = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int first = t;
+				work.add(threads.submit(() -> {
+					for (int i = first; i < tasks; i += 8) {
+						noOp.run("task-" + i, 0);
+					}
+				}));
+			}
+			for (Future<?> future : work) {
+				future.get(5, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	private static ConfigurableApplicationContext context(int port, String queue, int workers) {
+		return new SpringApplicationBuilder(QueueApplication.class).web(WebApplicationType.NONE)
+			.bannerMode(Banner.Mode.OFF)
+			.logStartupInfo(false)
+			.run("--spring.data.redis.port=" + port, "--bench.queue=" + queue, "--redislock.queue.workers=" + workers,
+					"--logging.level.root=WARN");
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+			RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class,
+			RedisTaskQueueAutoConfiguration.class })
+	static class QueueApplication {
+
+		@Bean
+		NoOp noOp() {
+			return new NoOp();
+		}
+
+	}
+
+	static class NoOp {
+
+		@QueuedTask(queue = "${bench.queue}", id = "#id")
+		public void run(String id, long dueMicros) {
+			if (dueMicros > 0) {
+				LAGS.add(Workloads.nowMicros() - dueMicros);
+			}
+			else {
+				DONE.incrementAndGet();
+				LAST_DONE_NANOS.accumulateAndGet(System.nanoTime(), Math::max);
+			}
+		}
+
+	}
+
+}
