@@ -4,7 +4,8 @@
 -- token ('0' when unknown)
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
 -- was there, -1 when another owner holds it (then the lock is left untouched).
-local owner = redis.call('HGET', KEYS[1], 'owner')
+local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters')
+local owner = fields[1]
 if owner ~= ARGV[1] then
   -- A release that the client re-sent after a reconnect finds the mark its first run left.
   if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == '-' .. ARGV[4] then
@@ -15,7 +16,6 @@ if owner ~= ARGV[1] then
   end
   return -1
 end
-local waiters = redis.call('HEXISTS', KEYS[1], 'waiters')
 redis.call('DEL', KEYS[1])
 -- Mark the counter 'released by this token' (negated; acquire reads its absolute value)
 -- only while it still holds this token, so it never moves backwards.
@@ -23,7 +23,7 @@ if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == ARGV[4] then
   redis.call('SET', KEYS[2], '-' .. ARGV[4], 'KEEPTTL')
 end
 -- Publish only when someone waits: an uncontended release sends no message.
-if waiters == 1 then
+if fields[2] then
   redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
 return 1

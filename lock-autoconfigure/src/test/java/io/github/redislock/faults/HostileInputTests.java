@@ -55,7 +55,7 @@ class HostileInputTests {
 	 * runs against the caller's ACL too); the README documents this ACL.
 	 */
 	static final String LOCK_ACL = "-@all +hello +ping +evalsha +eval +exists +pttl +subscribe +unsubscribe"
-			+ " +del +get +set +hexists +hget +hset +pexpire +publish +time +type"
+			+ " +del +get +set +hget +hmget +hset +pexpire +publish +time"
 			+ " +zadd +zcard +zrange +zrem +zremrangebyscore +zscore";
 
 	private final LocalRedisServer redis;

@@ -54,13 +54,21 @@ public final class ChildJvm implements AutoCloseable {
 	}
 
 	/**
-	 * Start {@code mainClass} in a new JVM with this JVM's class path.
+	 * Start {@code mainClass} in a new JVM with this JVM's class path, tuned to start
+	 * fast (256 MB heap, C1 compiler only).
 	 */
 	public static ChildJvm start(Class<?> mainClass, String... arguments) {
+		return start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), mainClass, arguments);
+	}
+
+	/**
+	 * Start {@code mainClass} in a new JVM with this JVM's class path and the given JVM
+	 * options.
+	 */
+	public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... arguments) {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		command.add("-Xmx256m");
-		command.add("-XX:TieredStopAtLevel=1");
+		command.addAll(jvmOptions);
 		command.add("-cp");
 		command.add(System.getProperty("java.class.path"));
 		command.add(mainClass.getName());

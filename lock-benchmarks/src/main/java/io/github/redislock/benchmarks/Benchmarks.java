@@ -157,7 +157,8 @@ public final class Benchmarks {
 
 	private ChildJvm child() {
 		if (this.child == null) {
-			ChildJvm child = ChildJvm.start(BenchmarkChild.class, Integer.toString(this.redis.port()));
+			ChildJvm child = ChildJvm.start(List.of("-Xms1g", "-Xmx1g", "-XX:+UseParallelGC"), BenchmarkChild.class,
+					Integer.toString(this.redis.port()));
 			Runtime.getRuntime().addShutdownHook(new Thread(child::close));
 			this.child = child;
 			this.child.await("READY", Duration.ofMinutes(1));
