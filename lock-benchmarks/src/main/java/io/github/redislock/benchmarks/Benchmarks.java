@@ -169,37 +169,37 @@ public final class Benchmarks {
 	private void runAll() throws Exception {
 		try {
 			if (section("uncontended")) {
-				uncontended();
+				guarded("uncontended", this::uncontended);
 			}
 			if (section("latency")) {
-				latency();
+				guarded("latency", this::latency);
 			}
 			if (section("contended")) {
-				contended();
+				guarded("contended", this::contended);
 			}
 			if (section("processes")) {
-				contendedAcrossProcesses();
+				guarded("processes", this::contendedAcrossProcesses);
 			}
 			if (section("handoff")) {
-				handOff();
+				guarded("handoff", this::handOff);
 			}
 			if (section("commands")) {
-				commands();
+				guarded("commands", this::commands);
 			}
 			if (section("watchdog")) {
-				watchdog();
+				guarded("watchdog", this::watchdog);
 			}
 			if (section("read")) {
-				readLocks();
+				guarded("read", this::readLocks);
 			}
 			if (section("redlock")) {
-				redLock();
+				guarded("redlock", this::redLock);
 			}
 			if (section("queue")) {
-				queue();
+				guarded("queue", this::queue);
 			}
 			if (section("memory")) {
-				memory();
+				guarded("memory", this::memory);
 			}
 		}
 		finally {
@@ -207,6 +207,26 @@ public final class Benchmarks {
 			if (this.child != null) {
 				this.child.close();
 			}
+		}
+	}
+
+	private interface Section {
+
+		void run() throws Exception;
+
+	}
+
+	/**
+	 * Run a section; a failure is reported in its place and the run goes on.
+	 */
+	private void guarded(String name, Section section) {
+		try {
+			section.run();
+		}
+		catch (Exception | AssertionError ex) {
+			ex.printStackTrace();
+			this.report.heading(name + ": failed");
+			this.report.paragraph("This section failed in this run: `" + ex + "`.");
 		}
 	}
 
