@@ -451,24 +451,26 @@ public final class Benchmarks {
 					lockers.add(locker);
 				}
 				long requests0 = proxy.requests();
-				long commands0 = commandCalls();
+				long[] commands0 = commandStats();
 				lockers.forEach(Column.Locker::lock);
 				long requests1 = proxy.requests();
-				long commands1 = commandCalls();
+				long[] commands1 = commandStats();
 				lockers.forEach(Column.Locker::unlock);
 				long requests2 = proxy.requests();
-				long commands2 = commandCalls();
-				rows.add(
-						List.of(Columns.title(id), per(requests1 - requests0, locks), per(commands1 - commands0, locks),
-								per(requests2 - requests1, locks), per(commands2 - commands1, locks)));
+				long[] commands2 = commandStats();
+				rows.add(List.of(Columns.title(id), per(requests1 - requests0, locks),
+						per(commands1[0] - commands0[0], locks), per(micros(commands0, commands1), locks),
+						per(requests2 - requests1, locks), per(commands2[0] - commands1[0], locks),
+						per(micros(commands1, commands2), locks)));
 			}
 		}
 		this.report.heading("Redis requests and commands per uncontended acquire and release");
 		this.report.paragraph("Requests: commands the client sent, counted by a TCP proxy between client and Redis."
-				+ " Commands: what Redis ran, scripts' inner commands included (`INFO commandstats` deltas)."
-				+ " Means over " + locks + " locks.");
-		this.report.table("", List.of("acquire requests", "acquire commands", "release requests", "release commands"),
-				rows);
+				+ " Commands: what Redis ran, scripts' inner commands included. Redis µs: the time Redis spent"
+				+ " on it, from the scripts' time where scripts ran (it covers their inner commands), else"
+				+ " from the commands' (both from `INFO commandstats` deltas). Means over " + locks + " locks.");
+		this.report.table("", List.of("acquire requests", "acquire commands", "acquire Redis µs", "release requests",
+				"release commands", "release Redis µs"), rows);
 	}
 
 	private static String per(long count, int operations) {
@@ -476,15 +478,43 @@ public final class Benchmarks {
 	}
 
 	private long commandCalls() {
+		return commandStats()[0];
+	}
+
+	/**
+	 * Return the calls and the microseconds of all commands Redis ran so far, but INFO.
+	 */
+	private long[] commandStats() {
 		long calls = 0;
+		long micros = 0;
+		long scriptMicros = 0;
+		long scriptCalls = 0;
 		for (String line : this.control.info("commandstats").split("\r?\n")) {
 			if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
-				int start = line.indexOf("calls=") + "calls=".length();
-				int end = line.indexOf(',', start);
-				calls += Long.parseLong(line.substring(start, end));
+				calls += field(line, "calls=");
+				micros += field(line, "usec=");
+				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+					scriptMicros += field(line, "usec=");
+					scriptCalls += field(line, "calls=");
+				}
 			}
 		}
-		return calls;
+		return new long[] { calls, micros, scriptMicros, scriptCalls };
+	}
+
+	/**
+	 * Microseconds Redis spent between two {@link #commandStats()}: the scripts' time
+	 * when scripts ran (it includes their inner commands, which INFO also lists on their
+	 * own), else all commands' time.
+	 */
+	private static long micros(long[] before, long[] after) {
+		return (after[3] > before[3]) ? after[2] - before[2] : after[1] - before[1];
+	}
+
+	private static long field(String line, String name) {
+		int start = line.indexOf(name) + name.length();
+		int end = line.indexOf(',', start);
+		return Long.parseLong(line.substring(start, end));
 	}
 
 	// Watchdog cost: requests and commands per renewal tick.
