@@ -35,6 +35,25 @@ interface Column extends AutoCloseable {
 
 		void unlock();
 
+		/**
+		 * Return a locker that runs the given actions.
+		 */
+		static Locker of(Runnable lock, Runnable unlock) {
+			return new Locker() {
+
+				@Override
+				public void lock() {
+					lock.run();
+				}
+
+				@Override
+				public void unlock() {
+					unlock.run();
+				}
+
+			};
+		}
+
 	}
 
 }

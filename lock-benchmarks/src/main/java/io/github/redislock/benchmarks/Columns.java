@@ -116,21 +116,11 @@ final class Columns {
 
 		private Locker locker(RedisLock lock) {
 			Duration lease = this.fixed ? Duration.ofSeconds(30) : null;
-			return new Locker() {
-
-				@Override
-				public void lock() {
-					if (!lock.tryLock(Duration.ofMinutes(5), lease)) {
-						throw new IllegalStateException("not acquired in 5 minutes");
-					}
+			return Locker.of(() -> {
+				if (!lock.tryLock(Duration.ofMinutes(5), lease)) {
+					throw new IllegalStateException("not acquired in 5 minutes");
 				}
-
-				@Override
-				public void unlock() {
-					lock.unlock();
-				}
-
-			};
+			}, lock::unlock);
 		}
 
 		@Override
@@ -169,19 +159,7 @@ final class Columns {
 		@Override
 		public Locker locker(String key) {
 			RedisLock lock = this.template.getLock(key);
-			return new Locker() {
-
-				@Override
-				public void lock() {
-					lock.lock();
-				}
-
-				@Override
-				public void unlock() {
-					lock.unlock();
-				}
-
-			};
+			return Locker.of(lock::lock, lock::unlock);
 		}
 
 		@Override
@@ -222,19 +200,7 @@ final class Columns {
 		}
 
 		private static Locker locker(RLock lock) {
-			return new Locker() {
-
-				@Override
-				public void lock() {
-					lock.lock();
-				}
-
-				@Override
-				public void unlock() {
-					lock.unlock();
-				}
-
-			};
+			return Locker.of(lock::lock, lock::unlock);
 		}
 
 		@Override
@@ -270,19 +236,7 @@ final class Columns {
 		@Override
 		public Locker locker(String key) {
 			Lock lock = this.registry.obtain(key);
-			return new Locker() {
-
-				@Override
-				public void lock() {
-					lock.lock();
-				}
-
-				@Override
-				public void unlock() {
-					lock.unlock();
-				}
-
-			};
+			return Locker.of(lock::lock, lock::unlock);
 		}
 
 		@Override

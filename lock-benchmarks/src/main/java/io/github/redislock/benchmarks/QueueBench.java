@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 
 import io.github.redislock.annotation.QueuedTask;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
@@ -94,25 +95,10 @@ final class QueueBench {
 	private static double drain(TaskQueue taskQueue, String queue, int tasks, long deadline) throws Exception {
 		DONE.set(0);
 		long dueNanos = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		ExecutorService threads = Executors.newFixedThreadPool(8);
-		try {
-			List<Future<?>> work = new ArrayList<>();
-			for (int t = 0; t < 8; t++) {
-				int first = t;
-				work.add(threads.submit(() -> {
-					for (int i = first; i < tasks; i += 8) {
-						Duration delay = Duration.ofNanos(Math.max(0, dueNanos - System.nanoTime()));
-						taskQueue.enqueue(queue, "drain-" + i, List.of("drain-" + i, 0L), delay);
-					}
-				}));
-			}
-			for (Future<?> future : work) {
-				future.get(5, TimeUnit.MINUTES);
-			}
-		}
-		finally {
-			threads.shutdownNow();
-		}
+		onEightThreads(tasks, (i) -> {
+			Duration delay = Duration.ofNanos(Math.max(0, dueNanos - System.nanoTime()));
+			taskQueue.enqueue(queue, "drain-" + i, List.of("drain-" + i, 0L), delay);
+		});
 		// Normally all are due at one instant after the last enqueue; should enqueueing
 		// take longer, the drain is counted from its end.
 		long from = Math.max(dueNanos, System.nanoTime());
@@ -126,14 +112,21 @@ final class QueueBench {
 	}
 
 	private static void enqueue(NoOp noOp, int tasks) throws Exception {
+		onEightThreads(tasks, (i) -> noOp.run("task-" + i, 0));
+	}
+
+	/**
+	 * Run {@code task} for 0 to {@code count - 1}, spread over eight threads.
+	 */
+	private static void onEightThreads(int count, IntConsumer task) throws Exception {
 		ExecutorService threads = Executors.newFixedThreadPool(8);
 		try {
 			List<Future<?>> work = new ArrayList<>();
 			for (int t = 0; t < 8; t++) {
 				int first = t;
 				work.add(threads.submit(() -> {
-					for (int i = first; i < tasks; i += 8) {
-						noOp.run("task-" + i, 0);
+					for (int i = first; i < count; i += 8) {
+						task.accept(i);
 					}
 				}));
 			}

@@ -67,7 +67,7 @@ final class Report {
 	}
 
 	/**
-	 * Print a grid; {@code unit} formats values ("/s" for rates, "µs", ...).
+	 * Print a grid, with values rounded to {@code decimals} and, when asked, the ratios.
 	 */
 	void grid(String firstHeading, Grid grid, boolean ratios, int decimals) {
 		List<String> headings = new ArrayList<>();
