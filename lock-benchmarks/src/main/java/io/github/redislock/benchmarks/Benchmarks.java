@@ -166,41 +166,25 @@ public final class Benchmarks {
 		return this.child;
 	}
 
-	private void runAll() throws Exception {
+	private void runAll() {
+		Map<String, Section> sections = new LinkedHashMap<>();
+		sections.put("uncontended", this::uncontended);
+		sections.put("latency", this::latency);
+		sections.put("contended", this::contended);
+		sections.put("processes", this::contendedAcrossProcesses);
+		sections.put("handoff", this::handOff);
+		sections.put("commands", this::commands);
+		sections.put("watchdog", this::watchdog);
+		sections.put("read", this::readLocks);
+		sections.put("redlock", this::redLock);
+		sections.put("queue", this::queue);
+		sections.put("memory", this::memory);
 		try {
-			if (section("uncontended")) {
-				guarded("uncontended", this::uncontended);
-			}
-			if (section("latency")) {
-				guarded("latency", this::latency);
-			}
-			if (section("contended")) {
-				guarded("contended", this::contended);
-			}
-			if (section("processes")) {
-				guarded("processes", this::contendedAcrossProcesses);
-			}
-			if (section("handoff")) {
-				guarded("handoff", this::handOff);
-			}
-			if (section("commands")) {
-				guarded("commands", this::commands);
-			}
-			if (section("watchdog")) {
-				guarded("watchdog", this::watchdog);
-			}
-			if (section("read")) {
-				guarded("read", this::readLocks);
-			}
-			if (section("redlock")) {
-				guarded("redlock", this::redLock);
-			}
-			if (section("queue")) {
-				guarded("queue", this::queue);
-			}
-			if (section("memory")) {
-				guarded("memory", this::memory);
-			}
+			sections.forEach((name, section) -> {
+				if (section(name)) {
+					guarded(name, section);
+				}
+			});
 		}
 		finally {
 			this.columns.values().forEach(Column::close);
