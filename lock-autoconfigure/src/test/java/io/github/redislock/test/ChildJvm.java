@@ -147,13 +147,7 @@ public final class ChildJvm implements AutoCloseable {
 	 * Kill the child at once (SIGKILL): no shutdown hook, no release, no goodbye.
 	 */
 	public void kill() {
-		this.process.destroyForcibly();
-		try {
-			this.process.waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		Signals.killNow(this.process);
 	}
 
 	@Override

@@ -191,13 +191,7 @@ public final class LocalRedisServer extends RedisServer {
 	 * Kill the process at once (SIGKILL), as a crash would.
 	 */
 	public void kill() {
-		this.process.destroyForcibly();
-		try {
-			this.process.waitFor(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		Signals.killNow(this.process);
 	}
 
 	/**

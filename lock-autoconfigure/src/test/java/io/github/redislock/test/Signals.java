@@ -12,6 +12,19 @@ final class Signals {
 	private Signals() {
 	}
 
+	/**
+	 * Kill a process at once (SIGKILL) and wait for it to be gone.
+	 */
+	static void killNow(Process process) {
+		process.destroyForcibly();
+		try {
+			process.waitFor(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	static void send(long pid, String signal) {
 		try {
 			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start();

@@ -147,7 +147,8 @@ public final class Benchmarks {
 
 	private List<String> rotated(List<String> ids, int by) {
 		List<String> order = new ArrayList<>(ids.stream()
-			.filter((id) -> this.picked.isEmpty() || this.picked.contains(id) || id.startsWith("raw"))
+			.filter((id) -> this.picked.isEmpty() || this.picked.contains(id) || id.startsWith("raw")
+					|| !Columns.ALL.contains(id))
 			.toList());
 		for (int i = 0; i < by % ids.size(); i++) {
 			order.add(order.remove(0));
@@ -228,25 +229,31 @@ public final class Benchmarks {
 				Map<String, Double> results = new LinkedHashMap<>();
 				for (String id : rotated(Columns.ALL, round + threads)) {
 					progress("uncontended round " + round + ", " + threads + " threads, " + id);
-					Column column = column(id);
-					String prefix = "u:" + id + ":" + round + ":" + threads + ":";
-					Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
-						Column.Locker locker = column.locker(prefix + t);
-						return () -> {
-							locker.lock();
-							locker.unlock();
-						};
-					});
-					results.put(id, run.perSecond());
+					results.put(id, pairsPerSecond(column(id), threads, "u:" + id + ":" + round + ":" + threads + ":"));
 				}
 				double baseline = results.get("raw");
-				results.forEach(
-						(id, value) -> grid.at(Columns.title(id), threads + (threads == 1 ? " thread" : " threads"))
-							.add(value, baseline));
+				results.forEach((id, value) -> grid.at(Columns.title(id), threads(threads)).add(value, baseline));
 			}
 		}
 		this.report.heading("Uncontended lock + unlock pairs per second (own key per thread)");
 		this.report.grid("", grid, true, 0);
+	}
+
+	/**
+	 * Uncontended lock + unlock pairs per second, each thread on a key of its own.
+	 */
+	private double pairsPerSecond(Column column, int threads, String keyPrefix) {
+		return Measure.run(threads, this.warmUp, this.millis, (t) -> {
+			Column.Locker locker = column.locker(keyPrefix + t);
+			return () -> {
+				locker.lock();
+				locker.unlock();
+			};
+		}).perSecond();
+	}
+
+	private static String threads(int threads) {
+		return threads + ((threads == 1) ? " thread" : " threads");
 	}
 
 	// Single-thread latency of acquire and release.
@@ -578,21 +585,12 @@ public final class Benchmarks {
 					Map<String, Double> results = new LinkedHashMap<>();
 					for (String id : rotated(List.copyOf(redLocks.keySet()), round + threads)) {
 						progress("redlock round " + round + ", " + threads + " threads, " + id);
-						Column column = redLocks.get(id);
-						String prefix = "rl:" + id + ":" + round + ":" + threads + ":";
-						Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
-							Column.Locker locker = column.locker(prefix + t);
-							return () -> {
-								locker.lock();
-								locker.unlock();
-							};
-						});
-						results.put(id, run.perSecond());
+						results.put(id, pairsPerSecond(redLocks.get(id), threads,
+								"rl:" + id + ":" + round + ":" + threads + ":"));
 					}
 					double single = results.get("single");
-					results.forEach((id, value) -> grid
-						.at(redLocks.get(id).title(), threads + (threads == 1 ? " thread" : " threads"))
-						.add(value, single));
+					results
+						.forEach((id, value) -> grid.at(redLocks.get(id).title(), threads(threads)).add(value, single));
 				}
 			}
 			redLocks.get("3").close();
