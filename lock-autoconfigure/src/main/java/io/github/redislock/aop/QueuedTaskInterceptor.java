@@ -22,9 +22,10 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
- * Turns calls of {@code @QueuedTask} methods into enqueued tasks; lets the workers' calls
- * through to the method body. Arguments are written (and errors raised) at the call;
- * inside a transaction the task is enqueued after the commit.
+ * Turns calls of {@code @QueuedTask} methods into enqueued tasks; lets a worker's own
+ * call through to the method body (a call made from inside a running task is enqueued).
+ * Arguments are written (and errors raised) at the call; inside a transaction the task is
+ * enqueued after the commit.
  */
 public final class QueuedTaskInterceptor implements MethodInterceptor {
 
@@ -48,9 +49,9 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 	@Override
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
-		QueuedTaskOperation operation = this.operations.get(invocation.getMethod(),
-				(target != null) ? AopUtils.getTargetClass(target) : null);
-		if (operation == null || QueueWorkers.isWorkerCall()) {
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : null;
+		QueuedTaskOperation operation = this.operations.get(invocation.getMethod(), targetClass);
+		if (operation == null || QueueWorkers.takeWorkerCall(invocation.getMethod(), targetClass)) {
 			return invocation.proceed();
 		}
 		@Nullable Object[] arguments = invocation.getArguments();

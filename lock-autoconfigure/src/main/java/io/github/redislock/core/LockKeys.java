@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.HashTags;
+
 import org.springframework.util.Assert;
 
 /**
@@ -21,10 +23,8 @@ import org.springframework.util.Assert;
  * (present while someone waits) and the same {@code P:{N}:fence}.
  * <p>
  * Every key of a name carries the hash tag {@code {N}}, so every script touches one
- * Cluster slot. In the tag, a backslash of the name is written as two backslashes and a
- * closing brace as a backslash and {@code )}: a closing brace would end the tag early (a
- * name starting with one would give an empty tag, which Redis ignores, scattering the
- * keys of one lock over slots), and the escape keeps distinct names on distinct keys.
+ * Cluster slot; braces and backslashes of the name are escaped in the tag
+ * ({@link HashTags}).
  */
 final class LockKeys {
 
@@ -48,27 +48,7 @@ final class LockKeys {
 			throw new IllegalArgumentException("Lock name is " + name.length() + " characters long, at most "
 					+ MAX_NAME_LENGTH + " are allowed: '" + name.substring(0, 60) + "...'; use shorter keys");
 		}
-		return this.prefix + ":{" + hashTag(name) + "}";
-	}
-
-	private static String hashTag(String name) {
-		if (name.indexOf('}') < 0 && name.indexOf('\\') < 0) {
-			return name;
-		}
-		StringBuilder tag = new StringBuilder(name.length() + 8);
-		for (int i = 0; i < name.length(); i++) {
-			char c = name.charAt(i);
-			if (c == '\\') {
-				tag.append("\\\\");
-			}
-			else if (c == '}') {
-				tag.append("\\)");
-			}
-			else {
-				tag.append(c);
-			}
-		}
-		return tag.toString();
+		return this.prefix + ":" + HashTags.of(name);
 	}
 
 	String fenceKey(String lockKey) {

@@ -2,6 +2,8 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 
+import io.github.redislock.internal.HashTags;
+
 import org.springframework.util.Assert;
 
 /**
@@ -28,9 +30,7 @@ public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLo
 	}
 
 	public LockSettings {
-		Assert.hasText(keyPrefix, "'keyPrefix' must not be empty");
-		Assert.isTrue(keyPrefix.indexOf('{') < 0 && keyPrefix.indexOf('}') < 0,
-				() -> "'keyPrefix' must not contain '{' or '}' (they set the Cluster hash tag): " + keyPrefix);
+		HashTags.checkPrefix(keyPrefix);
 		Assert.notNull(leaseTime, "'leaseTime' must not be null");
 		Assert.isTrue(leaseTime.toMillis() >= 30, () -> "'leaseTime' must be at least 30ms: " + leaseTime);
 		Assert.notNull(onLockLost, "'onLockLost' must not be null");

@@ -24,7 +24,9 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
  * {@code retry}, {@code dead});</li>
  * <li>{@code redislock.queue.depth} gauge, tag {@code state} ({@code ready},
  * {@code delayed}, {@code inflight}, {@code dead});</li>
- * <li>{@code redislock.queue.lag} gauge — seconds the oldest due task has waited.</li>
+ * <li>{@code redislock.queue.lag} gauge — seconds the oldest due task has waited;</li>
+ * <li>{@code redislock.queue.claims.lost} counter — running tasks whose claim was found
+ * lost (another worker may run them now).</li>
  * </ul>
  * The gauges of a queue are read from Redis in one script, at most once per second.
  */
@@ -105,6 +107,15 @@ public class TaskQueueMetrics implements QueueObserver, SmartInitializingSinglet
 		Counter.builder("redislock.queue.processed")
 			.description("Task runs finished")
 			.tags("queue", queue, "outcome", outcome)
+			.register(this.registry)
+			.increment();
+	}
+
+	@Override
+	public void claimLost(String queue) {
+		Counter.builder("redislock.queue.claims.lost")
+			.description("Running tasks whose claim was found lost")
+			.tags("queue", queue)
 			.register(this.registry)
 			.increment();
 	}

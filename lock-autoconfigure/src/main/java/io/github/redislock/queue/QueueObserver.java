@@ -18,4 +18,11 @@ public interface QueueObserver {
 	default void processed(String queue, String outcome) {
 	}
 
+	/**
+	 * A running task of {@code queue} lost its claim: a renewal found it taken, or no
+	 * renewal reached Redis within the visibility timeout.
+	 */
+	default void claimLost(String queue) {
+	}
+
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +17,10 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Takes the due tasks of one queue, in batches, while this instance has free workers for
- * it, and runs them on its worker threads.
+ * it, and runs them on its worker threads. Renews the claims of its running tasks on a
+ * thread of its own, so a slow call for one queue never delays another queue's renewals,
+ * and marks a run's claim lost when a renewal finds it taken or none reached Redis within
+ * the visibility timeout.
  */
 final class QueuePoller {
 
@@ -30,7 +34,7 @@ final class QueuePoller {
 
 	private final String claimer;
 
-	private final Consumer<RedisTaskQueue.ClaimedTask> handler;
+	private final Consumer<TaskRun> handler;
 
 	private final Semaphore freeWorkers;
 
@@ -38,14 +42,17 @@ final class QueuePoller {
 
 	private final ExecutorService workers;
 
-	private final Map<String, RedisTaskQueue.ClaimedTask> running = new ConcurrentHashMap<>();
+	private final ScheduledExecutorService renewer;
+
+	/** Running tasks by handle. */
+	private final Map<String, TaskRun> running = new ConcurrentHashMap<>();
 
 	private final Thread thread;
 
 	private volatile boolean taking = true;
 
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
-			Consumer<RedisTaskQueue.ClaimedTask> handler) {
+			Consumer<TaskRun> handler) {
 		this.queueName = queueName;
 		this.queue = queue;
 		this.settings = settings;
@@ -53,13 +60,17 @@ final class QueuePoller {
 		this.handler = handler;
 		this.freeWorkers = new Semaphore(settings.workers());
 		AtomicInteger count = new AtomicInteger();
-		this.workers = Executors.newFixedThreadPool(settings.workers(), (task) -> {
-			Thread thread = new Thread(task, "redislock-queue-" + queueName + "-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
-		this.thread = new Thread(this::poll, "redislock-queue-poller-" + queueName);
-		this.thread.setDaemon(true);
+		this.workers = Executors.newFixedThreadPool(settings.workers(),
+				(task) -> daemon(task, "redislock-queue-" + queueName + "-" + count.incrementAndGet()));
+		this.renewer = Executors
+			.newSingleThreadScheduledExecutor((task) -> daemon(task, "redislock-queue-renewer-" + queueName));
+		this.thread = daemon(this::poll, "redislock-queue-poller-" + queueName);
+	}
+
+	private static Thread daemon(Runnable task, String name) {
+		Thread thread = new Thread(task, name);
+		thread.setDaemon(true);
+		return thread;
 	}
 
 	String queueName() {
@@ -68,6 +79,8 @@ final class QueuePoller {
 
 	void start() {
 		this.thread.start();
+		long period = Math.max(10, this.settings.visibilityTimeout().toMillis() / 3);
+		this.renewer.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
 	}
 
 	/**
@@ -79,7 +92,7 @@ final class QueuePoller {
 		}
 	}
 
-	List<RedisTaskQueue.ClaimedTask> runningTasks() {
+	List<TaskRun> runningTasks() {
 		return new ArrayList<>(this.running.values());
 	}
 
@@ -93,13 +106,16 @@ final class QueuePoller {
 					this.freeWorkers.release(free);
 					return;
 				}
+				long sent = System.nanoTime();
 				RedisTaskQueue.Claimed claimed = this.queue.claim(this.queueName,
-						Math.min(free, this.settings.batchSize()), this.settings.visibilityTimeout(), this.claimer);
+						Math.min(free, this.settings.batchSize()), this.claimer, this.settings);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
+				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
-					this.running.put(task.id(), task);
-					this.workers.execute(() -> runTask(task));
+					TaskRun run = new TaskRun(task, sent);
+					this.running.put(task.handle(), run);
+					this.workers.execute(() -> runTask(run));
 				}
 				if (claimed.tasks().isEmpty()) {
 					long pause = this.settings.pollInterval().toMillis();
@@ -124,19 +140,79 @@ final class QueuePoller {
 		}
 	}
 
-	private void runTask(RedisTaskQueue.ClaimedTask task) {
+	private void deadLettered(List<String> ids) {
+		for (String id : ids) {
+			logger.error("Task '" + id + "' of queue '" + this.queueName
+					+ "' moved to the dead letters: it was claimed " + this.settings.maxAttempts()
+					+ " times and its worker never reported back (killed, halted, or cut"
+					+ " off from Redis longer than the visibility timeout)");
+			this.queue.observer().processed(this.queueName, "dead");
+		}
+	}
+
+	private void runTask(TaskRun run) {
 		try {
-			this.handler.accept(task);
+			this.handler.accept(run);
 		}
 		finally {
-			this.running.remove(task.id(), task);
+			this.running.remove(run.task().handle(), run);
 			this.freeWorkers.release();
 		}
 	}
 
 	/**
+	 * Renew the claims of the running tasks in one call; a claim that is no longer ours,
+	 * or that no renewal confirmed within the visibility timeout, is lost.
+	 */
+	void renew() {
+		List<TaskRun> runs = new ArrayList<>();
+		for (TaskRun run : this.running.values()) {
+			if (run.isClaimHeld()) {
+				runs.add(run);
+			}
+		}
+		if (runs.isEmpty()) {
+			return;
+		}
+		long sent = System.nanoTime();
+		try {
+			boolean[] held = this.queue.settle(this.queueName, "extend",
+					Long.toString(this.settings.visibilityTimeout().toMillis()), this.settings.deadLetterMaxSize(),
+					this.settings.deadLetterMaxAge(), runs.stream().map(TaskRun::task).toList());
+			for (int i = 0; i < runs.size(); i++) {
+				if (held[i]) {
+					runs.get(i).confirmed(sent);
+				}
+				else {
+					lost(runs.get(i),
+							"another worker claimed it after its visibility timeout passed without a renewal");
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the claims of " + runs.size() + " running task(s) of queue '" + this.queueName
+					+ "': " + ex);
+		}
+		long visibility = this.settings.visibilityTimeout().toNanos();
+		for (TaskRun run : runs) {
+			if (run.isClaimHeld() && System.nanoTime() - run.confirmedNanos() > visibility) {
+				lost(run, "no renewal reached Redis within the visibility timeout");
+			}
+		}
+	}
+
+	private void lost(TaskRun run, String reason) {
+		if (run.lost(reason)) {
+			logger.warn("Task '" + run.task().id() + "' of queue '" + this.queueName + "' lost its claim (" + reason
+					+ "): another worker may run it now, and this run's outcome will not be recorded;"
+					+ " TaskContext.isClaimHeld() is false from now on");
+			this.queue.observer().claimLost(this.queueName);
+		}
+	}
+
+	/**
 	 * Stop taking tasks. The poller is woken rather than interrupted, so that a claim
-	 * under way completes and its tasks are run or handed back.
+	 * under way completes and its tasks are run.
 	 */
 	void stopTaking() {
 		this.taking = false;
@@ -153,20 +229,31 @@ final class QueuePoller {
 
 	/**
 	 * Wait until the running tasks finish or the deadline passes.
-	 * @return the tasks still running
+	 * @return whether they all finished
 	 */
-	List<RedisTaskQueue.ClaimedTask> awaitRunning(long deadlineNanos) {
+	boolean awaitRunning(long deadlineNanos) {
 		try {
-			this.workers.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return this.workers.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			return false;
 		}
-		return runningTasks();
 	}
 
-	void shutdownNow() {
+	/**
+	 * Interrupt the running tasks.
+	 */
+	void interruptRunning() {
 		this.workers.shutdownNow();
+	}
+
+	/**
+	 * Stop renewing claims: a task still running from now on keeps its claim only until
+	 * its visibility timeout passes.
+	 */
+	void stopRenewing() {
+		this.renewer.shutdownNow();
 	}
 
 	private void sleep(long millis) {

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -28,18 +26,30 @@ import org.springframework.util.ReflectionUtils;
 /**
  * Runs the {@code @QueuedTask} methods of this instance: one {@link QueuePoller} per
  * queue with {@link QueueSettings#workers()} concurrent tasks, woken by enqueue
- * notifications and otherwise looking every poll interval; one timer that renews the
- * visibility of all running tasks, one script call per queue per tick.
+ * notifications and otherwise looking every poll interval, each renewing the claims of
+ * its running tasks with one script call per tick on a thread of its own.
  * <p>
- * Delivery is at-least-once. On {@link #stop()} the pollers stop taking tasks, running
- * tasks may finish within the shutdown timeout, and the claims of those that do not are
- * handed back to ready at once.
+ * Delivery is at-least-once. On {@link #stop()} the pollers stop taking tasks and running
+ * tasks may finish within the shutdown timeout; those that do not are interrupted, and a
+ * task that then returns hands its claim back (waiting again, due now, the attempt not
+ * counted). The claim of a task that does not return is left to its visibility timeout:
+ * no other instance starts a task while it still runs here.
  */
 public final class QueueWorkers implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(QueueWorkers.class);
 
-	private static final ThreadLocal<Boolean> WORKER_CALL = new ThreadLocal<>();
+	/**
+	 * How long interrupted tasks get to return at shutdown before their claims are left
+	 * to expire.
+	 */
+	private static final long INTERRUPT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	/**
+	 * The method a worker is about to call through the bean's proxy, consumed by that
+	 * call.
+	 */
+	private static final ThreadLocal<Method> WORKER_CALL = new ThreadLocal<>();
 
 	private final RedisTaskQueue queue;
 
@@ -55,11 +65,11 @@ public final class QueueWorkers implements SmartLifecycle {
 
 	private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
 
-	private volatile @Nullable ScheduledExecutorService renewer;
-
 	private volatile @Nullable RedisMessageListenerContainer notifications;
 
 	private volatile boolean running;
+
+	private volatile boolean stopping;
 
 	public QueueWorkers(RedisTaskQueue queue, QueueSettings settings, RedisConnectionFactory connectionFactory,
 			BeanFactory beanFactory) {
@@ -70,11 +80,21 @@ public final class QueueWorkers implements SmartLifecycle {
 	}
 
 	/**
-	 * Return whether the current thread is a worker running a task's method body, which
-	 * the {@code @QueuedTask} advice then lets through instead of enqueueing it again.
+	 * Return whether this call of a {@code @QueuedTask} method is a worker running the
+	 * task's method body, which the advice then lets through instead of enqueueing it. It
+	 * is true once per task run, for the worker's own call: a {@code @QueuedTask} method
+	 * called from inside a running task is enqueued like any other call.
+	 * @param method the invoked method
+	 * @param targetClass the target class, if known
+	 * @return whether to run the method body
 	 */
-	public static boolean isWorkerCall() {
-		return Boolean.TRUE.equals(WORKER_CALL.get());
+	public static boolean takeWorkerCall(Method method, @Nullable Class<?> targetClass) {
+		Method pending = WORKER_CALL.get();
+		if (pending != null && pending.equals(AopUtils.getMostSpecificMethod(method, targetClass))) {
+			WORKER_CALL.remove();
+			return true;
+		}
+		return false;
 	}
 
 	/**
@@ -105,24 +125,17 @@ public final class QueueWorkers implements SmartLifecycle {
 	@Override
 	public void start() {
 		this.running = true;
+		this.stopping = false;
 		if (this.settings.workers() == 0 || this.handlers.isEmpty()) {
 			return;
 		}
 		for (Map.Entry<String, Handler> entry : this.handlers.entrySet()) {
 			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, this.settings, this.instanceId,
-					(task) -> run(entry.getValue(), task));
+					(run) -> run(entry.getValue(), run));
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
 		subscribe();
-		ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor((task) -> {
-			Thread thread = new Thread(task, "redislock-queue-renewer");
-			thread.setDaemon(true);
-			return thread;
-		});
-		long period = Math.max(10, this.settings.visibilityTimeout().toMillis() / 3);
-		renewer.scheduleAtFixedRate(this::renewRunningTasks, period, period, TimeUnit.MILLISECONDS);
-		this.renewer = renewer;
 	}
 
 	private void subscribe() {
@@ -146,37 +159,45 @@ public final class QueueWorkers implements SmartLifecycle {
 		}
 	}
 
-	private void renewRunningTasks() {
-		for (QueuePoller poller : this.pollers.values()) {
-			List<RedisTaskQueue.ClaimedTask> tasks = poller.runningTasks();
-			if (tasks.isEmpty()) {
-				continue;
-			}
-			try {
-				this.queue.settle(poller.queueName(), "extend",
-						Long.toString(this.settings.visibilityTimeout().toMillis()), 0,
-						this.settings.deadLetterMaxAge(), tasks);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not renew the visibility of " + tasks.size() + " running task(s) of queue '"
-						+ poller.queueName() + "': " + ex);
-			}
-		}
-	}
-
-	private void run(Handler handler, RedisTaskQueue.ClaimedTask task) {
+	/**
+	 * Run a claimed task's method body and record the outcome.
+	 */
+	void run(Handler handler, TaskRun run) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		TaskContext.entered(run);
 		try {
 			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), task.payload());
 			invoke(handler, arguments);
-			settle(task, "ack", "");
-			this.queue.observer().processed(task.queue(), "success");
+			if (settle(run, "ack", "")) {
+				this.queue.observer().processed(task.queue(), "success");
+			}
 		}
 		catch (Throwable failure) {
-			if (failure instanceof InterruptedException) {
+			boolean interrupted = Thread.currentThread().isInterrupted() || causedByInterrupt(failure);
+			if (this.stopping && interrupted) {
+				logger.info("Task '" + task.id() + "' of queue '" + task.queue()
+						+ "' stopped at shutdown; handing it back");
+				settle(run, "release", "");
+			}
+			else {
+				failed(run, failure);
+			}
+			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
-			failed(task, failure);
 		}
+		finally {
+			TaskContext.exited();
+		}
+	}
+
+	private static boolean causedByInterrupt(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private void invoke(Handler handler, @Nullable Object[] arguments) throws Throwable {
@@ -184,7 +205,7 @@ public final class QueueWorkers implements SmartLifecycle {
 		Method method = AopUtils.selectInvocableMethod(handler.method(), bean.getClass());
 		// Beans are often package-private classes with public methods.
 		ReflectionUtils.makeAccessible(method);
-		WORKER_CALL.set(Boolean.TRUE);
+		WORKER_CALL.set(handler.method());
 		try {
 			method.invoke(bean, arguments);
 		}
@@ -196,42 +217,62 @@ public final class QueueWorkers implements SmartLifecycle {
 		}
 	}
 
-	private void failed(RedisTaskQueue.ClaimedTask task, Throwable failure) {
+	private void failed(TaskRun run, Throwable failure) {
+		RedisTaskQueue.ClaimedTask task = run.task();
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
 		if (task.attempt() >= this.settings.maxAttempts()) {
-			logger.error("Task '" + task.id() + "' of queue '" + task.queue() + "' failed " + task.attempt()
-					+ " times; moved to the dead letters", failure);
 			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
-			settle(task, "dead", info);
-			this.queue.observer().processed(task.queue(), "dead");
+			if (settle(run, "dead", info)) {
+				logger.error("Task '" + task.id() + "' of queue '" + task.queue() + "' failed " + task.attempt()
+						+ " times; moved to the dead letters", failure);
+				this.queue.observer().processed(task.queue(), "dead");
+			}
 		}
 		else {
 			long backoff = this.settings.backoff(task.attempt()).toMillis();
-			logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' failed (attempt " + task.attempt()
-					+ " of " + this.settings.maxAttempts() + "); retrying in " + backoff + "ms: " + error);
-			settle(task, "retry", Long.toString(backoff));
-			this.queue.observer().processed(task.queue(), "retry");
+			if (settle(run, "retry", Long.toString(backoff))) {
+				logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' failed (attempt " + task.attempt()
+						+ " of " + this.settings.maxAttempts() + "); retrying in " + backoff + "ms: " + error);
+				this.queue.observer().processed(task.queue(), "retry");
+			}
 		}
 	}
 
-	private void settle(RedisTaskQueue.ClaimedTask task, String action, String argument) {
+	/**
+	 * Record a task's outcome, if this worker still holds its claim. Runs with the
+	 * thread's interrupt flag cleared (an interrupted thread cannot wait for Redis's
+	 * answer) and restores it.
+	 * @return whether the outcome was recorded
+	 */
+	private boolean settle(TaskRun run, String action, String argument) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		boolean interrupted = Thread.interrupted();
 		try {
 			boolean[] settled = this.queue.settle(task.queue(), action, argument, this.settings.deadLetterMaxSize(),
 					this.settings.deadLetterMaxAge(), List.of(task));
 			if (!settled[0]) {
+				run.lost("another worker claimed it after its visibility timeout passed without a renewal");
 				logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' was claimed by another worker"
-						+ " meanwhile (its visibility timeout passed); its outcome here is dropped");
+						+ " meanwhile (its visibility timeout passed); its outcome here (" + action + ") is dropped");
 			}
+			return settled[0];
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not record the outcome of task '" + task.id() + "' of queue '" + task.queue()
-					+ "'; it runs again after its visibility timeout", ex);
+			logger.warn("Could not record the outcome (" + action + ") of task '" + task.id() + "' of queue '"
+					+ task.queue() + "'; it runs again after its visibility timeout", ex);
+			return false;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
 	@Override
 	public void stop() {
 		this.running = false;
+		this.stopping = true;
 		RedisMessageListenerContainer notifications = this.notifications;
 		if (notifications != null) {
 			try {
@@ -244,28 +285,23 @@ public final class QueueWorkers implements SmartLifecycle {
 		}
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
 		this.pollers.values().forEach(QueuePoller::stopTaking);
+		List<QueuePoller> unfinished = new ArrayList<>();
 		for (QueuePoller poller : this.pollers.values()) {
-			List<RedisTaskQueue.ClaimedTask> unfinished = poller.awaitRunning(deadline);
-			if (!unfinished.isEmpty()) {
-				logger.warn(unfinished.size() + " task(s) of queue '" + poller.queueName()
-						+ "' did not finish within the shutdown timeout; handing them back");
-				try {
-					this.queue.settle(poller.queueName(), "release", "", 0, this.settings.deadLetterMaxAge(),
-							unfinished);
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Could not hand back unfinished tasks; they run again after their visibility timeout",
-							ex);
-				}
+			if (!poller.awaitRunning(deadline)) {
+				unfinished.add(poller);
 			}
-			poller.shutdownNow();
 		}
+		unfinished.forEach(QueuePoller::interruptRunning);
+		long grace = System.nanoTime() + INTERRUPT_GRACE_NANOS;
+		for (QueuePoller poller : unfinished) {
+			if (!poller.awaitRunning(grace)) {
+				logger.warn(poller.runningTasks().size() + " task(s) of queue '" + poller.queueName()
+						+ "' did not stop when interrupted at shutdown; their claims are no longer renewed and"
+						+ " another instance runs them once their visibility timeout has passed");
+			}
+		}
+		this.pollers.values().forEach(QueuePoller::stopRenewing);
 		this.pollers.clear();
-		ScheduledExecutorService renewer = this.renewer;
-		if (renewer != null) {
-			renewer.shutdownNow();
-			this.renewer = null;
-		}
 	}
 
 	@Override
@@ -273,7 +309,7 @@ public final class QueueWorkers implements SmartLifecycle {
 		return this.running;
 	}
 
-	private record Handler(String beanName, Method method) {
+	record Handler(String beanName, Method method) {
 	}
 
 }

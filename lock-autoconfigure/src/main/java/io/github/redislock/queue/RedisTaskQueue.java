@@ -20,7 +20,8 @@ import org.springframework.util.Assert;
 
 /**
  * {@link TaskQueue} and {@link DeadLetters} on Redis, one Lua script per operation (key
- * layout in {@link QueueKeys}). Also carries out the workers' claim protocol.
+ * layout in {@link QueueKeys}). Also carries out the workers' claim protocol. Numbers go
+ * to Redis in ASCII digits whatever the default locale.
  */
 public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
@@ -37,7 +38,10 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> SETTLE = script("settle.lua", List.class);
 
-	private static final RedisScript<Long> DEAD_LETTERS = script("dead-letters.lua", Long.class);
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DEAD_LETTERS = script("dead-letters.lua", List.class);
+
+	private static final RedisScript<Long> DEAD_LETTER_COUNT = script("dead-letters.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> DEPTHS = script("depths.lua", List.class);
@@ -58,11 +62,14 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	}
 
 	private static <T> RedisScript<T> script(String name, Class<T> type) {
-		// Loaded once, as text: a script made from a resource would check the resource
-		// for changes on every call.
+		// Loaded once, as text (a script made from a resource would check the resource
+		// for changes on every call), behind the helpers every queue script shares.
+		return RedisScript.of(text("queue.lua") + "\n" + text(name), type);
+	}
+
+	private static String text(String name) {
 		try {
-			return RedisScript
-				.of(new ClassPathResource(name, RedisTaskQueue.class).getContentAsString(StandardCharsets.UTF_8), type);
+			return new ClassPathResource(name, RedisTaskQueue.class).getContentAsString(StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the script " + name, ex);
@@ -95,7 +102,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
-		Long result = this.redis.execute(ENQUEUE, this.keys.waiting(queue), id, payload, Long.toString(delayMillis),
+		Long result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
 				replace ? "1" : "0", this.keys.channel(), queue);
 		boolean enqueued = result != null && result == 1;
 		if (enqueued) {
@@ -116,7 +123,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private List<TaskEntry> entries(String queue, int count, boolean remove) {
 		Assert.isTrue(count > 0, "'count' must be positive");
-		List<?> flat = this.redis.execute(POP, this.keys.waiting(queue), Integer.toString(count), remove ? "1" : "0");
+		List<?> flat = this.redis.execute(POP, this.keys.all(queue), Integer.toString(count), remove ? "1" : "0");
 		List<TaskEntry> entries = new ArrayList<>();
 		if (flat != null) {
 			for (int i = 0; i + 2 < flat.size(); i += 3) {
@@ -129,44 +136,40 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	@Override
 	public boolean dequeue(String queue, String id, double score) {
-		Long result = this.redis.execute(DEQUEUE, this.keys.waiting(queue), id, String.format("%.0f", score));
+		Long result = this.redis.execute(DEQUEUE, this.keys.all(queue), id, number(score));
 		return result != null && result == 1;
 	}
 
 	@Override
 	public long size(String queue) {
-		Long size = this.redis.opsForZSet().zCard(this.keys.waiting(queue).get(0));
+		Long size = this.redis.opsForZSet().zCard(this.keys.all(queue).get(0));
 		return (size != null) ? size : 0;
 	}
 
 	@Override
 	public List<DeadTask> list(String queue, int count) {
-		List<String> keys = this.keys.settling(queue);
-		var dead = this.redis.opsForZSet().rangeWithScores(keys.get(5), 0, count - 1L);
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(DEAD_LETTERS, this.keys.all(queue), "list", Integer.toString(count));
 		List<DeadTask> result = new ArrayList<>();
-		if (dead == null) {
-			return result;
-		}
-		for (var entry : dead) {
-			String id = entry.getValue();
-			String info = (String) this.redis.opsForHash().get(keys.get(6), id);
-			String payload = (String) this.redis.opsForHash().get(keys.get(1), id);
-			JsonNode details = (info != null) ? this.json.readTree(info) : this.json.createObjectNode();
-			result.add(new DeadTask(id, entry.getScore().longValue(), details.path("attempts").asInt(),
-					details.path("error").asString(""), (payload != null) ? payload : ""));
+		for (int i = 0; flat != null && i + 3 < flat.size(); i += 4) {
+			JsonNode details = this.json.readTree((String) flat.get(i + 2));
+			long diedAtMicros = Long.parseLong((String) flat.get(i + 1));
+			result.add(new DeadTask((String) flat.get(i), diedAtMicros / 1000, details.path("attempts").asInt(),
+					details.path("error").asString(""), (String) flat.get(i + 3)));
 		}
 		return result;
 	}
 
 	@Override
 	public boolean requeue(String queue, String id) {
-		Long result = this.redis.execute(DEAD_LETTERS, this.keys.settling(queue), "requeue", id);
+		Long result = this.redis.execute(DEAD_LETTER_COUNT, this.keys.all(queue), "requeue", id, this.keys.channel(),
+				queue);
 		return result != null && result == 1;
 	}
 
 	@Override
 	public long purge(String queue) {
-		Long result = this.redis.execute(DEAD_LETTERS, this.keys.settling(queue), "purge");
+		Long result = this.redis.execute(DEAD_LETTER_COUNT, this.keys.all(queue), "purge");
 		return (result != null) ? result : 0;
 	}
 
@@ -176,8 +179,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * @return the depths
 	 */
 	public QueueDepths depths(String queue) {
-		List<String> keys = this.keys.settling(queue);
-		List<?> result = this.redis.execute(DEPTHS, List.of(keys.get(0), keys.get(2), keys.get(5)));
+		List<?> result = this.redis.execute(DEPTHS, this.keys.all(queue));
 		long[] values = new long[5];
 		for (int i = 0; result != null && i < values.length && i < result.size(); i++) {
 			values[i] = ((Number) result.get(i)).longValue();
@@ -200,21 +202,30 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	// The workers' claim protocol.
 
 	/**
-	 * Claim up to {@code max} due tasks for {@code visibility}.
+	 * Claim up to {@code max} due tasks for the visibility timeout of {@code settings};
+	 * expired claims come back first, or go to the dead letters when they used up
+	 * {@link QueueSettings#maxAttempts()}.
 	 */
-	Claimed claim(String queue, int max, Duration visibility, String claimer) {
-		List<?> flat = this.redis.execute(CLAIM, this.keys.all(queue, "seq"), Integer.toString(max),
-				Long.toString(visibility.toMillis()), claimer);
+	Claimed claim(String queue, int max, String claimer, QueueSettings settings) {
+		List<?> flat = this.redis.execute(CLAIM, this.keys.all(queue), Integer.toString(max),
+				Long.toString(settings.visibilityTimeout().toMillis()), claimer,
+				Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
+				Long.toString(settings.deadLetterMaxAge().toMillis()));
 		List<ClaimedTask> tasks = new ArrayList<>();
+		List<String> buried = new ArrayList<>();
 		long nextDueMillis = -1;
-		if (flat != null && !flat.isEmpty()) {
+		if (flat != null && flat.size() >= 2) {
 			nextDueMillis = ((Number) flat.get(0)).longValue();
-			for (int i = 1; i + 3 < flat.size(); i += 4) {
+			int dead = ((Number) flat.get(1)).intValue();
+			for (int i = 2; i < 2 + dead; i++) {
+				buried.add((String) flat.get(i));
+			}
+			for (int i = 2 + dead; i + 4 < flat.size(); i += 5) {
 				tasks.add(new ClaimedTask(queue, (String) flat.get(i), (String) flat.get(i + 1),
-						(String) flat.get(i + 2), ((Number) flat.get(i + 3)).intValue()));
+						(String) flat.get(i + 2), (String) flat.get(i + 3), ((Number) flat.get(i + 4)).intValue()));
 			}
 		}
-		return new Claimed(tasks, nextDueMillis);
+		return new Claimed(tasks, nextDueMillis, buried);
 	}
 
 	/**
@@ -223,18 +234,29 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 */
 	boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
 			List<ClaimedTask> tasks) {
-		List<String> args = new ArrayList<>(
-				List.of(action, argument, Integer.toString(maxDead), Long.toString(maxDeadAge.toMillis())));
+		List<String> args = new ArrayList<>(List.of(action, argument, Integer.toString(maxDead),
+				Long.toString(maxDeadAge.toMillis()), this.keys.channel(), queue));
 		for (ClaimedTask task : tasks) {
-			args.add(task.id());
+			args.add(task.handle());
 			args.add(task.token());
 		}
-		List<?> result = this.redis.execute(SETTLE, this.keys.settling(queue), args.toArray());
+		List<?> result = this.redis.execute(SETTLE, this.keys.all(queue), args.toArray());
 		boolean[] settled = new boolean[tasks.size()];
 		for (int i = 0; result != null && i < settled.length && i < result.size(); i++) {
 			settled[i] = ((Number) result.get(i)).longValue() == 1;
 		}
 		return settled;
+	}
+
+	/**
+	 * Write a number for Redis, whatever the default locale: an integral value without a
+	 * fraction, digits always ASCII.
+	 */
+	static String number(double value) {
+		if (value == Math.rint(value) && Math.abs(value) < 9e18) {
+			return Long.toString((long) value);
+		}
+		return Double.toString(value);
 	}
 
 	String notificationChannel() {
@@ -250,16 +272,17 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	}
 
 	/**
-	 * What a claim returned: the tasks, and ms until the next waiting task is due (-1:
-	 * none waits).
+	 * What a claim returned: the tasks, ms until the next waiting task is due (-1: none
+	 * waits), and the ids of tasks that went to the dead letters because their workers
+	 * never reported back.
 	 */
-	record Claimed(List<ClaimedTask> tasks, long nextDueMillis) {
+	record Claimed(List<ClaimedTask> tasks, long nextDueMillis, List<String> deadLettered) {
 	}
 
 	/**
 	 * A task claimed by a worker.
 	 */
-	record ClaimedTask(String queue, String id, String payload, String token, int attempt) {
+	record ClaimedTask(String queue, String id, String handle, String payload, String token, int attempt) {
 	}
 
 }

@@ -1,23 +1,32 @@
--- Manage dead letters. KEYS as in settle.lua.
--- ARGV[1] 'requeue' (ARGV[2] id: back to ready now, attempts reset) or 'purge' (all)
--- Returns how many tasks were affected.
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- The dead letters of one queue.
+-- ARGV[1] 'list' (ARGV[2] count: {id, died at us, info, payload, ...} oldest first),
+-- 'requeue' (ARGV[2] id: a new waiting task with the dead one's payload, due now, attempts
+-- reset; ARGV[3] channel, ARGV[4] queue name; returns 1, or 0 when no such dead task) or
+-- 'purge' (all; returns how many).
+if ARGV[1] == 'list' then
+  local result = {}
+  local dead = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[2]) - 1, 'WITHSCORES')
+  for i = 1, #dead, 2 do
+    local id = dead[i]
+    table.insert(result, id)
+    table.insert(result, dead[i + 1])
+    table.insert(result, redis.call('HGET', DEAD_INFO, id) or '{}')
+    table.insert(result, redis.call('HGET', DEAD_PAYLOADS, id) or '')
+  end
+  return result
+end
 if ARGV[1] == 'requeue' then
-  if redis.call('ZREM', KEYS[6], ARGV[2]) == 0 then
+  local id = ARGV[2]
+  if redis.call('ZREM', DEAD, id) == 0 then
     return 0
   end
-  redis.call('HDEL', KEYS[7], ARGV[2])
-  redis.call('HDEL', KEYS[5], ARGV[2])
-  redis.call('ZADD', KEYS[1], 'NX', now, ARGV[2])
+  local payload = redis.call('HGET', DEAD_PAYLOADS, id) or ''
+  redis.call('HDEL', DEAD_INFO, id)
+  redis.call('HDEL', DEAD_PAYLOADS, id)
+  new_task(id, payload, now)
+  redis.call('PUBLISH', ARGV[3], ARGV[4])
   return 1
 end
-local ids = redis.call('ZRANGE', KEYS[6], 0, -1)
-for _, id in ipairs(ids) do
-  redis.call('HDEL', KEYS[5], id)
-  if not redis.call('ZSCORE', KEYS[1], id) and not redis.call('ZSCORE', KEYS[3], id) then
-    redis.call('HDEL', KEYS[2], id)
-  end
-end
-redis.call('DEL', KEYS[6], KEYS[7])
-return #ids
+local count = redis.call('ZCARD', DEAD)
+redis.call('DEL', DEAD, DEAD_INFO, DEAD_PAYLOADS)
+return count

@@ -1,10 +1,12 @@
--- Remove a waiting task only if its due time still matches (a task enqueued again
--- meanwhile is left alone).
--- KEYS[1] ready zset, KEYS[2] payloads hash; ARGV[1] id, ARGV[2] due ms
-local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if score and tonumber(score) == tonumber(ARGV[2]) then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  return 1
+-- Remove a waiting task of an id only if its due time still matches (a task enqueued
+-- again meanwhile is left alone). ARGV[1] id, ARGV[2] due ms
+for _, handle in ipairs(waiting_handles(ARGV[1])) do
+  local score = redis.call('ZSCORE', READY, handle)
+  if score and tonumber(score) == tonumber(ARGV[2]) then
+    remove_waiting(ARGV[1], handle)
+    forget(handle)
+    tidy()
+    return 1
+  end
 end
 return 0

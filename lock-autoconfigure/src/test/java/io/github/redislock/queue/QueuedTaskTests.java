@@ -92,8 +92,7 @@ class QueuedTaskTests {
 				producer.record("task-" + i);
 			}
 			await().atMost(Duration.ofMinutes(2)).until(() -> runs().size() == 5000);
-			await().atMost(Duration.ofSeconds(30))
-				.until(() -> queueKeys().stream().allMatch((key) -> key.endsWith(":seq")));
+			await().atMost(Duration.ofSeconds(30)).until(() -> queueKeys().isEmpty());
 			assertThat(runs().values()).allSatisfy((count) -> assertThat(count).hasValue(1));
 			assertThat(first.getBean(TaskQueue.class).size(queue("record"))).isZero();
 		}));
@@ -163,7 +162,7 @@ class QueuedTaskTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> runs().get("poison").get() == 6);
 			await().atMost(Duration.ofSeconds(20)).until(() -> dead.list(queue("failing"), 10).size() == 1);
 			assertThat(dead.purge(queue("failing"))).isEqualTo(1);
-			assertThat(queueKeys()).allMatch((key) -> key.endsWith(":seq"));
+			assertThat(queueKeys()).isEmpty();
 		});
 	}
 
@@ -223,11 +222,54 @@ class QueuedTaskTests {
 				"test.work-millis=3000");
 		instances.run((first) -> instances.run((second) -> {
 			first.getBean(Tasks.class).slow("long");
-			await().atMost(Duration.ofSeconds(30))
-				.until(() -> queueKeys().stream().allMatch((key) -> key.endsWith(":seq"))
-						&& runs().containsKey("long"));
+			await().atMost(Duration.ofSeconds(30)).until(() -> queueKeys().isEmpty() && runs().containsKey("long"));
 			assertThat(runs().get("long")).hasValue(1);
 		}));
+	}
+
+	@Test
+	void queuedTaskCalledFromARunningTaskIsEnqueuedNotRunInline() {
+		this.runner.run((context) -> {
+			context.getBean(Tasks.class).outer("n1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("outer:n1"));
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> queue.size(queue("outer")) == 0);
+			assertThat(runs()).as("the nested call waits for its delay").doesNotContainKey("later:n1");
+			assertThat(queue.size(queue("nested"))).isEqualTo(1);
+			assertThat(runs().get("outer:n1")).hasValue(1);
+		});
+	}
+
+	@Test
+	void runningTaskLearnsThatItsClaimWasLost() {
+		this.runner.withPropertyValues("redislock.queue.visibility-timeout=300ms").run((context) -> {
+			context.getBean(Tasks.class).watchful("w1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("watching:w1"));
+			assertThat(runs()).doesNotContainKey("lost:w1");
+			// Another worker took the task meanwhile (as after a pause longer than the
+			// visibility timeout): the claim this worker renews is no longer there.
+			raw().delete("redislock:queue:{" + queue("watchful") + "}:claims");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("lost:w1"));
+		});
+	}
+
+	@Test
+	void shutdownLeavesTheClaimOfATaskThatDoesNotStopToItsVisibilityTimeout() {
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.shutdown-timeout=200ms", "redislock.queue.workers=1")
+			.run((context) -> {
+				context.getBean(Tasks.class).stubborn("stubborn");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stubborn"));
+			});
+		// Closed, but the task ignored the interrupt and still runs: no other instance
+		// may start it now.
+		assertThat(runs()).doesNotContainKey("stubborn-done");
+		TaskQueue queue = new RedisTaskQueue(this.redis.connectionFactory(),
+				new tools.jackson.databind.json.JsonMapper(), "redislock");
+		assertThat(queue.top(queue("stubborn"), 10)).isEmpty();
+		assertThat(queue.size(queue("stubborn"))).isZero();
+		BLOCKERS.get(this.queue).countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stubborn-done"));
 	}
 
 	@Test
@@ -338,6 +380,52 @@ class QueuedTaskTests {
 
 		@org.springframework.beans.factory.annotation.Value("${test.work-millis:0}")
 		long workMillis;
+
+		@org.springframework.beans.factory.annotation.Autowired
+		org.springframework.beans.factory.ObjectProvider<Tasks> self;
+
+		@QueuedTask(queue = "${test.queue}.outer", id = "#id")
+		public void outer(String id) {
+			this.self.getObject().later(id);
+			ran(currentQueue(), "outer:" + id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.nested", id = "#id", delay = "1h")
+		public void later(String id) {
+			ran(currentQueue(), "later:" + id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.watchful", id = "#id")
+		public void watchful(String id) throws InterruptedException {
+			assertThat(TaskContext.taskId()).isEqualTo(id);
+			assertThat(TaskContext.queue()).isEqualTo(currentQueue() + ".watchful");
+			assertThat(TaskContext.attempt()).isEqualTo(1);
+			ran(currentQueue(), "watching:" + id);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (TaskContext.isClaimHeld() && System.nanoTime() < deadline) {
+				Thread.sleep(10);
+			}
+			if (!TaskContext.isClaimHeld()) {
+				ran(currentQueue(), "lost:" + id);
+			}
+		}
+
+		@QueuedTask(queue = "${test.queue}.stubborn", id = "#id")
+		public void stubborn(String id) {
+			ran(currentQueue(), id);
+			CountDownLatch blocker = BLOCKERS.get(currentQueue());
+			while (true) {
+				try {
+					if (blocker.await(60, TimeUnit.SECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					// Ignored on purpose: a task that does not stop when asked.
+				}
+			}
+			ran(currentQueue(), id + "-done");
+		}
 
 		@QueuedTask(queue = "${test.queue}.opaque")
 		public void opaque(Object thing) {

@@ -1,0 +1,91 @@
+package io.github.redislock.queue;
+
+/**
+ * The task a worker thread runs, for code inside a
+ * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} method: its queue, id and
+ * attempt, and whether its claim is still held. A claim is lost when a renewal finds that
+ * another worker claimed the task (after a pause or partition longer than the visibility
+ * timeout), or when no renewal reached Redis within the visibility timeout; the task may
+ * then run on another worker at the same time, and this run's outcome is not recorded.
+ * Long tasks can check before each step that must not happen twice: <pre class="code">
+ * for (Item item : items) {
+ *     TaskContext.ensureClaimHeld();
+ *     send(item);
+ * }
+ * </pre>
+ */
+public final class TaskContext {
+
+	private static final ThreadLocal<TaskRun> CURRENT = new ThreadLocal<>();
+
+	private TaskContext() {
+	}
+
+	/**
+	 * Return the name of the queue of the running task.
+	 * @return the queue name
+	 * @throws IllegalStateException outside a task run by a worker
+	 */
+	public static String queue() {
+		return current().task().queue();
+	}
+
+	/**
+	 * Return the id of the running task.
+	 * @return the task id
+	 * @throws IllegalStateException outside a task run by a worker
+	 */
+	public static String taskId() {
+		return current().task().id();
+	}
+
+	/**
+	 * Return which attempt this run is (1 for the first).
+	 * @return the attempt
+	 * @throws IllegalStateException outside a task run by a worker
+	 */
+	public static int attempt() {
+		return current().task().attempt();
+	}
+
+	/**
+	 * Return whether this worker still holds the running task's claim: {@code false} once
+	 * it is known lost.
+	 * @return whether the claim is held
+	 * @throws IllegalStateException outside a task run by a worker
+	 */
+	public static boolean isClaimHeld() {
+		return current().isClaimHeld();
+	}
+
+	/**
+	 * Throw when the running task's claim is known lost.
+	 * @throws TaskClaimLostException when the claim is known lost
+	 * @throws IllegalStateException outside a task run by a worker
+	 */
+	public static void ensureClaimHeld() {
+		TaskRun run = current();
+		String reason = run.lostReason();
+		if (reason != null) {
+			throw new TaskClaimLostException(run.task().queue(), run.task().id(), reason);
+		}
+	}
+
+	private static TaskRun current() {
+		TaskRun run = CURRENT.get();
+		if (run == null) {
+			throw new IllegalStateException("The current thread runs no queued task; TaskContext is only available"
+					+ " inside a @QueuedTask method run by a worker");
+		}
+		return run;
+	}
+
+	static void entered(TaskRun run) {
+		CURRENT.set(run);
+	}
+
+	static void exited() {
+		CURRENT.remove();
+	}
+
+}
