@@ -111,6 +111,13 @@ public final class QueueWorkers implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Return the handler of a queue, or {@code null} when this instance has none.
+	 */
+	@Nullable Handler handler(String queueName) {
+		return this.handlers.get(queueName);
+	}
+
 	public QueueSettings getSettings() {
 		return this.settings;
 	}
