@@ -284,18 +284,21 @@ public class RedisLockProperties {
 		/**
 		 * How long a claimed task stays invisible to other workers without a renewal.
 		 * Running tasks are renewed every third of it; a task whose worker died runs
-		 * again once it passes.
+		 * again once it passes. A worker whose claim was not confirmed within it counts
+		 * the claim as lost (TaskContext.isClaimHeld() turns false).
 		 */
 		private Duration visibilityTimeout = Duration.ofSeconds(30);
 
 		/**
-		 * Runs of a failing task before it goes to the dead letters.
+		 * Runs of a failing task before it goes to the dead letters. A task claimed this
+		 * many times whose workers never reported back (killed, halted) goes there too.
 		 */
 		private int maxAttempts = 5;
 
 		/**
-		 * Time allowed for running tasks to finish at shutdown; unfinished ones are
-		 * handed back to the queue.
+		 * Time allowed for running tasks to finish at shutdown. Unfinished ones are then
+		 * interrupted; a task that returns hands its claim back to the queue, one that
+		 * does not keeps it until its visibility timeout passes.
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
@@ -418,7 +421,8 @@ public class RedisLockProperties {
 		private int maxSize = 10000;
 
 		/**
-		 * How long dead tasks are kept.
+		 * How long dead tasks are kept. Trimmed by every claim and death; the dead
+		 * letters of a queue expire as a whole this long after its newest death.
 		 */
 		private Duration maxAge = Duration.ofDays(7);
 

@@ -202,11 +202,18 @@ final class QueuePoller {
 	}
 
 	private void lost(TaskRun run, String reason) {
+		claimLost(this.queue, run, reason);
+	}
+
+	/**
+	 * Mark a run's claim lost; the first time, log one WARN and count it.
+	 */
+	static void claimLost(RedisTaskQueue queue, TaskRun run, String reason) {
 		if (run.lost(reason)) {
-			logger.warn("Task '" + run.task().id() + "' of queue '" + this.queueName + "' lost its claim (" + reason
+			logger.warn("Task '" + run.task().id() + "' of queue '" + run.task().queue() + "' lost its claim (" + reason
 					+ "): another worker may run it now, and this run's outcome will not be recorded;"
 					+ " TaskContext.isClaimHeld() is false from now on");
-			this.queue.observer().claimLost(this.queueName);
+			queue.observer().claimLost(run.task().queue());
 		}
 	}
 

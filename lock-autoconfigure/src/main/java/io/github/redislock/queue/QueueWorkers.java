@@ -258,9 +258,10 @@ public final class QueueWorkers implements SmartLifecycle {
 			boolean[] settled = this.queue.settle(task.queue(), action, argument, this.settings.deadLetterMaxSize(),
 					this.settings.deadLetterMaxAge(), List.of(task));
 			if (!settled[0]) {
-				run.lost("another worker claimed it after its visibility timeout passed without a renewal");
-				logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' was claimed by another worker"
-						+ " meanwhile (its visibility timeout passed); its outcome here (" + action + ") is dropped");
+				QueuePoller.claimLost(this.queue, run,
+						"another worker claimed it after its visibility timeout passed without a renewal");
+				logger.debug("Outcome (" + action + ") of task '" + task.id() + "' of queue '" + task.queue()
+						+ "' dropped: its claim was lost");
 			}
 			return settled[0];
 		}

@@ -254,6 +254,54 @@ class QueuedTaskTests {
 	}
 
 	@Test
+	void aSlowRenewalOfOneQueueDoesNotDelayTheRenewalsOfAnother() {
+		String slowQueue = queue("blocking");
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.visibility-timeout=600ms", "test.work-millis=2500")
+			.withBean(SlowRenewals.class, () -> new SlowRenewals(this.redis, slowQueue))
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				tasks.blocking("stuck");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stuck"));
+				tasks.slow("fast");
+				await().atMost(Duration.ofSeconds(30)).until(() -> runs().containsKey("fast"));
+				RedisTaskQueue queue = context.getBean(RedisTaskQueue.class);
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.depths(queue("slow")).inflight() == 0 && queue.size(queue("slow")) == 0);
+				BLOCKERS.get(this.queue).countDown();
+				assertThat(runs().get("fast")).as("renewed in time: ran once").hasValue(1);
+			});
+	}
+
+	/**
+	 * A queue whose renewals of one queue take far longer than the visibility timeout.
+	 */
+	static class SlowRenewals extends RedisTaskQueue {
+
+		private final String slowQueue;
+
+		SlowRenewals(RedisServer redis, String slowQueue) {
+			super(redis.connectionFactory(), new tools.jackson.databind.json.JsonMapper(), "redislock");
+			this.slowQueue = slowQueue;
+		}
+
+		@Override
+		boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
+				List<ClaimedTask> tasks) {
+			if (queue.equals(this.slowQueue) && action.equals("extend")) {
+				try {
+					Thread.sleep(3000);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return super.settle(queue, action, argument, maxDead, maxDeadAge, tasks);
+		}
+
+	}
+
+	@Test
 	void shutdownLeavesTheClaimOfATaskThatDoesNotStopToItsVisibilityTimeout() {
 		BLOCKERS.put(this.queue, new CountDownLatch(1));
 		this.runner.withPropertyValues("redislock.queue.shutdown-timeout=200ms", "redislock.queue.workers=1")
