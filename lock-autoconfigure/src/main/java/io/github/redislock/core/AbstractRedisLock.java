@@ -3,6 +3,8 @@ package io.github.redislock.core;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -17,6 +19,8 @@ import org.springframework.dao.DataAccessException;
  * message wakes it, or until the obstacle's lease would have run out.
  */
 abstract class AbstractRedisLock extends ThreadOwnedLock {
+
+	private static final Log logger = LogFactory.getLog(AbstractRedisLock.class);
 
 	protected final DefaultRedisLockTemplate template;
 
@@ -104,11 +108,16 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		ReleaseSignals.Waiter waiter = null;
 		boolean acquired = false;
 		boolean interrupted = false;
+		// Whether an attempt may have left a sign that this caller waits (a writer's
+		// marker): then giving up must remove it, also when the first attempt was the
+		// last.
+		boolean announcedWaiting = false;
 		try {
 			while (true) {
 				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 				long sent = System.nanoTime();
 				long result;
+				announcedWaiting |= remaining > 0;
 				try {
 					result = tryAcquire(owner, leaseMillis, remaining > 0, signals.hasWaiters(this.signalKey, waiter));
 				}
@@ -188,9 +197,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 			if (waiter != null) {
 				signals.unregister(this.signalKey, waiter, acquired);
-				if (!acquired) {
-					gaveUp(owner);
-				}
+			}
+			if (!acquired && announcedWaiting) {
+				giveUp(owner);
 			}
 			if (acquired && sharesWithWaiters()) {
 				signals.signal(this.signalKey);
@@ -198,6 +207,16 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			if (interrupted) {
 				Thread.currentThread().interrupt();
 			}
+		}
+	}
+
+	private void giveUp(String owner) {
+		try {
+			gaveUp(owner);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not withdraw the waiting sign of lock '" + this.name
+					+ "' after giving up; it expires by itself within one lease: " + ex);
 		}
 	}
 

@@ -193,6 +193,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	public void destroy() throws Exception {
 		this.watchdog.close();
 		this.signals.close();
+		this.losses.close();
 	}
 
 	/**

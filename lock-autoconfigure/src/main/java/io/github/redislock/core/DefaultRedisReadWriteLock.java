@@ -16,11 +16,12 @@ import io.github.redislock.core.LockKeys.ReadWriteKeys;
  * holding the read lock would wait on itself and fails at once with
  * {@link IllegalStateException}.
  * <p>
- * Fairness: writers are preferred. A writer that has to wait leaves a marker for (at
- * most) one lease, and new readers queue behind it while it is there; readers that
- * already hold keep their holds and release normally. So a steady stream of readers
- * cannot starve a writer. The trade-off: while a writer waits, new readers wait too, even
- * though the lock is only held for reading.
+ * Fairness: writers are preferred. A writer that has to wait leaves a marker while what
+ * it waits for holds the lock (withdrawn when it acquires or gives up), and new readers
+ * queue behind it while it is there; readers that already hold keep their holds and
+ * release normally. So a steady stream of readers cannot starve a writer. The trade-off:
+ * while a writer waits, new readers wait too, even though the lock is only held for
+ * reading.
  */
 final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 

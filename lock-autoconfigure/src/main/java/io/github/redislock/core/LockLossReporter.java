@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.commons.logging.Log;
@@ -9,8 +11,12 @@ import org.apache.commons.logging.LogFactory;
  * Reports lost holds: once per hold a WARN log and a {@link LockLostEvent}, and, when
  * enabled, an interrupt of the holding thread; at release a {@link LockLostException} or
  * a log line, per {@link OnLockLost}.
+ * <p>
+ * Events are delivered on a thread of their own, in the order the losses were found: the
+ * renewal and deadline threads that find most losses never wait for application code, so
+ * a slow listener cannot make other held locks expire.
  */
-final class LockLossReporter {
+final class LockLossReporter implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(LockLossReporter.class);
 
@@ -25,6 +31,12 @@ final class LockLossReporter {
 	};
 
 	private volatile boolean interruptHolder;
+
+	private final ExecutorService events = Executors.newSingleThreadExecutor((task) -> {
+		Thread thread = new Thread(task, "redislock-lock-lost-events");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	LockLossReporter(Object source, OnLockLost onLockLost) {
 		this.source = source;
@@ -63,11 +75,20 @@ final class LockLossReporter {
 		this.observer.lost(hold.metricName(), hold.kind());
 		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
 				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
+		LockLostEvent event = new LockLostEvent(this.source, hold.name(), hold.token());
+		LockLostListener listener = this.listener;
 		try {
-			this.listener.lockLost(new LockLostEvent(this.source, hold.name(), hold.token()));
+			this.events.execute(() -> {
+				try {
+					listener.lockLost(event);
+				}
+				catch (RuntimeException ex) {
+					logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
+				}
+			});
 		}
-		catch (RuntimeException ex) {
-			logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
+		catch (java.util.concurrent.RejectedExecutionException ex) {
+			logger.debug("Lock lost event for '" + hold.name() + "' not delivered: the lock template is closed");
 		}
 		return true;
 	}
@@ -82,6 +103,11 @@ final class LockLossReporter {
 			throw exception;
 		}
 		logger.warn(exception.getMessage());
+	}
+
+	@Override
+	public void close() {
+		this.events.shutdown();
 	}
 
 }

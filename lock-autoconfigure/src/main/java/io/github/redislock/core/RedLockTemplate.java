@@ -144,6 +144,7 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	public void destroy() {
 		this.watchdog.shutdownNow();
 		this.calls.shutdownNow();
+		this.losses.close();
 	}
 
 	// For RedLock.

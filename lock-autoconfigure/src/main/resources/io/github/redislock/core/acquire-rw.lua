@@ -17,18 +17,22 @@ local nowMs = math.floor(nowUs / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
 
 local function blocked(ttl, queuedOnly)
+  if ttl < 1 then
+    ttl = 1
+  end
   if ARGV[4] == '1' then
-    redis.call('SET', KEYS[4], '1', 'PX', lease)
+    -- The flag and the marker must outlive the obstacle, whatever the waiter's own lease:
+    -- the waiter tries again when the obstacle's lease would end (and then sets them
+    -- again), and a release before that must find the flag to publish.
+    local keep = math.max(lease, ttl) + 1000
+    redis.call('SET', KEYS[4], '1', 'PX', keep)
     if ARGV[6] == 'w' then
       -- A waiting writer makes new readers queue behind it, so writers do not starve.
       local queued = redis.call('GET', KEYS[3])
       if queued == false or queued == owner then
-        redis.call('SET', KEYS[3], owner, 'PX', lease)
+        redis.call('SET', KEYS[3], owner, 'PX', keep)
       end
     end
-  end
-  if ttl < 1 then
-    ttl = 1
   end
   if queuedOnly then
     return -(1099511627776 + ttl)

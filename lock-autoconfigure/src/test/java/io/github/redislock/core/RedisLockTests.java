@@ -183,6 +183,8 @@ class RedisLockTests {
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
 			.satisfies((ex) -> assertThat(ex.getFencingToken()).isEqualTo(token))
 			.withMessageContaining("expired or was deleted");
+		// Delivered on the events thread, never on the caller's or a renewal thread.
+		await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
 		assertThat(events).singleElement().satisfies((event) -> {
 			assertThat(event.getLockName()).isEqualTo(this.name);
 			assertThat(event.getFencingToken()).isEqualTo(token);
