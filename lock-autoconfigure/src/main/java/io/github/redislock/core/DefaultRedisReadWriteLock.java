@@ -64,7 +64,7 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		@Override
 		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
 			return this.template.readWriteCommands()
-				.acquire(this.keys, false, owner, leaseMillis, willWait, othersWait);
+				.acquire(this.keys, false, owner, leaseMillis, willWait, othersWait, releaseMessage());
 		}
 
 		@Override
@@ -121,7 +121,8 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 		@Override
 		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-			return this.template.readWriteCommands().acquire(this.keys, true, owner, leaseMillis, willWait, othersWait);
+			return this.template.readWriteCommands()
+				.acquire(this.keys, true, owner, leaseMillis, willWait, othersWait, releaseMessage());
 		}
 
 		@Override

@@ -19,7 +19,7 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 
 	@Override
 	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait);
+		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait, releaseMessage());
 	}
 
 	@Override

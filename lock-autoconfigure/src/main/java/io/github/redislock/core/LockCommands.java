@@ -92,14 +92,17 @@ final class LockCommands {
 
 	/**
 	 * Try once to take the lock.
+	 * @param releaseMessage what the undo of an unacknowledged acquisition publishes, so
+	 * that waiters of other instances know which lock was freed
 	 * @return the fencing token when acquired, otherwise minus the holder's remaining
 	 * lease in milliseconds
 	 */
-	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait,
+			String releaseMessage) {
 		return acquiring(
 				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				() -> release(lockKey, owner, 0, ""));
+				() -> release(lockKey, owner, 0, releaseMessage));
 	}
 
 	/**

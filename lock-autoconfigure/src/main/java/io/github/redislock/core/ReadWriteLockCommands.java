@@ -43,12 +43,12 @@ final class ReadWriteLockCommands {
 	 * obstacle's lease runs out
 	 */
 	long acquire(ReadWriteKeys keys, boolean write, String owner, long leaseMillis, boolean willWait,
-			boolean othersWait) {
+			boolean othersWait, String releaseMessage) {
 		return this.commands.acquiring(ACQUIRE,
 				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
 						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r"),
-				() -> release(keys, write, owner, 0, ""));
+				() -> release(keys, write, owner, 0, releaseMessage));
 	}
 
 	/**

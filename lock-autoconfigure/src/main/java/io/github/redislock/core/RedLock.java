@@ -45,7 +45,7 @@ final class RedLock extends ThreadOwnedLock {
 		while (true) {
 			long attemptStart = System.nanoTime();
 			List<@Nullable Long> results = this.template
-				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false));
+				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
 			long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - attemptStart);
 			long granted = results.stream().filter((result) -> result != null && result > 0).count();
 			long validity = lease - elapsed - redlock.driftMillis(lease);

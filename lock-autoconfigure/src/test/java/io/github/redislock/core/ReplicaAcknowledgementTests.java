@@ -89,4 +89,27 @@ class ReplicaAcknowledgementTests {
 		assertThat(lock.isLocked()).isFalse();
 	}
 
+	@Test
+	void undoOfAnUnacknowledgedAcquisitionWakesTheWaitersOfOtherInstances() throws Exception {
+		RedisLock unacknowledged = this.templates
+			.create(LockSettings.DEFAULTS.withReplicaAcknowledgement(2, Duration.ofMillis(1500)))
+			.getLock(this.name);
+		RedisLock waiter = this.templates.create().getLock(this.name);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+		try {
+			var taking = threads.submit(() -> unacknowledged.tryLock(Duration.ZERO, null));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+			long start = System.nanoTime();
+			var waiting = threads.submit(() -> waiter.tryLock(Duration.ofSeconds(20), null));
+			assertThat(taking.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("not acknowledged").isFalse();
+			assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("woken by the undo")
+				.isLessThan(Duration.ofSeconds(6));
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
 }
