@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -142,7 +144,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					tryRelease(owner, 0);
 					if (interruptible) {
 						throw (InterruptedException) new InterruptedException(
-								"Interrupted while acquiring lock '" + this.name + "'")
+								"Interrupted while acquiring lock '" + Printable.of(this.name) + "'")
 							.initCause(ex);
 					}
 					interrupted = true;
@@ -215,7 +217,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			gaveUp(owner);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not withdraw the waiting sign of lock '" + this.name
+			logger.warn("Could not withdraw the waiting sign of lock '" + Printable.of(this.name)
 					+ "' after giving up; it expires by itself within one lease: " + ex);
 		}
 	}

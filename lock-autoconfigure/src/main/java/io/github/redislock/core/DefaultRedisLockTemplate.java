@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
@@ -137,7 +139,8 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		}
 		catch (Exception ex) {
 			unlockAfterFailure(lock, ex);
-			throw new UndeclaredThrowableException(ex, "Lock callback for '" + lock.getName() + "' threw " + ex);
+			throw new UndeclaredThrowableException(ex,
+					"Lock callback for '" + Printable.of(lock.getName()) + "' threw " + ex);
 		}
 		lock.unlock();
 		return result;

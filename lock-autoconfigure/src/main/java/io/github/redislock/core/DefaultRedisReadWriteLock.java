@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.time.Duration;
 
 import io.github.redislock.core.LockKeys.ReadWriteKeys;
@@ -113,7 +115,7 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		@Override
 		void checkAcquire(long threadId) {
 			if (this.template.holds().get(this.keys.readers(), threadId) != null) {
-				throw new IllegalStateException("The current thread holds the read lock of '" + this.name
+				throw new IllegalStateException("The current thread holds the read lock of '" + Printable.of(this.name)
 						+ "' and asks for its write lock, which would wait on itself: release the read lock first"
 						+ " (upgrading is not supported; downgrading, write then read, is)");
 			}

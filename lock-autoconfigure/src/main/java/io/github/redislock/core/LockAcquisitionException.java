@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.time.Duration;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -22,7 +24,7 @@ public class LockAcquisitionException extends LockException {
 	 * @param reason why, e.g. "another owner holds it"
 	 */
 	public LockAcquisitionException(String lockName, Duration waitTime, String reason) {
-		super(lockName, "Failed to acquire lock '" + lockName + "' within " + waitTime + ": " + reason
+		super(lockName, "Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime + ": " + reason
 				+ ". Raise the wait time, or handle this case with onFailure = SKIP or a fallback method");
 		this.waitTime = waitTime;
 	}
@@ -35,7 +37,7 @@ public class LockAcquisitionException extends LockException {
 	 * @param cause the last failure talking to Redis
 	 */
 	public LockAcquisitionException(String lockName, Duration waitTime, Throwable cause) {
-		super(lockName, "Failed to acquire lock '" + lockName + "' within " + waitTime
+		super(lockName, "Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime
 				+ ": Redis is unreachable or did not answer (" + NestedExceptionUtils.getMostSpecificCause(cause)
 				+ "). Check that Redis is up and spring.data.redis.* points at it; set spring.data.redis.timeout"
 				+ " to bound how long one Redis call may block", cause);

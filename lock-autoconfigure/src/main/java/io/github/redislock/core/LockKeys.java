@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
 import io.github.redislock.internal.HashTags;
 
 import org.springframework.util.Assert;
@@ -45,8 +46,9 @@ final class LockKeys {
 	String lockKey(String name) {
 		Assert.hasText(name, "Lock name must not be empty");
 		if (name.length() > MAX_NAME_LENGTH) {
-			throw new IllegalArgumentException("Lock name is " + name.length() + " characters long, at most "
-					+ MAX_NAME_LENGTH + " are allowed: '" + name.substring(0, 60) + "...'; use shorter keys");
+			throw new IllegalArgumentException(
+					"Lock name is " + name.length() + " characters long, at most " + MAX_NAME_LENGTH + " are allowed: '"
+							+ Printable.of(name.substring(0, 60)) + "...'; use shorter keys");
 		}
 		return this.prefix + ":" + HashTags.of(name);
 	}

@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +75,7 @@ final class LockLossReporter implements AutoCloseable {
 			return false;
 		}
 		this.observer.lost(hold.metricName(), hold.kind());
-		logger.warn("Lock '" + hold.name() + "' (fencing token " + hold.token() + ") was lost: " + reason
+		logger.warn("Lock '" + Printable.of(hold.name()) + "' (fencing token " + hold.token() + ") was lost: " + reason
 				+ "; held for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()) + "ms");
 		LockLostEvent event = new LockLostEvent(this.source, hold.name(), hold.token());
 		LockLostListener listener = this.listener;
@@ -83,12 +85,13 @@ final class LockLossReporter implements AutoCloseable {
 					listener.lockLost(event);
 				}
 				catch (RuntimeException ex) {
-					logger.error("Lock lost listener failed for '" + hold.name() + "'", ex);
+					logger.error("Lock lost listener failed for '" + Printable.of(hold.name()) + "'", ex);
 				}
 			});
 		}
 		catch (java.util.concurrent.RejectedExecutionException ex) {
-			logger.debug("Lock lost event for '" + hold.name() + "' not delivered: the lock template is closed");
+			logger.debug("Lock lost event for '" + Printable.of(hold.name())
+					+ "' not delivered: the lock template is closed");
 		}
 		return true;
 	}

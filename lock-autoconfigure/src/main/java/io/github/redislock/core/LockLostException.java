@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 /**
  * Thrown when a lock was lost before its release: its lease ran out, or it was deleted or
  * taken by another owner. Work done under the lock may have overlapped with another
@@ -11,8 +13,8 @@ public class LockLostException extends LockException {
 
 	public LockLostException(String lockName, long fencingToken, String reason) {
 		super(lockName,
-				"Lock '" + lockName + "' (fencing token " + fencingToken + ") was lost before release: " + reason
-						+ ". Another owner may have held it meanwhile; use a longer lease, or no fixed lease"
+				"Lock '" + Printable.of(lockName) + "' (fencing token " + fencingToken + ") was lost before release: "
+						+ reason + ". Another owner may have held it meanwhile; use a longer lease, or no fixed lease"
 						+ " so that the watchdog renews it");
 		this.fencingToken = fencingToken;
 	}

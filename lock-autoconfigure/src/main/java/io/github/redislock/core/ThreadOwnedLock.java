@@ -1,5 +1,7 @@
 package io.github.redislock.core;
 
+import io.github.redislock.internal.Printable;
+
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -112,8 +114,9 @@ abstract class ThreadOwnedLock implements RedisLock {
 	public void unlock() {
 		LockHold hold = currentHold();
 		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread ("
-					+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
+			throw new IllegalMonitorStateException(
+					"Lock '" + Printable.of(this.name) + "' is not held by the current thread ("
+							+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
 		}
 		LockContext.exited(hold);
 		if (hold.exit() > 0) {
@@ -149,7 +152,8 @@ abstract class ThreadOwnedLock implements RedisLock {
 	public long fencingToken() {
 		LockHold hold = currentHold();
 		if (hold == null) {
-			throw new IllegalMonitorStateException("Lock '" + this.name + "' is not held by the current thread");
+			throw new IllegalMonitorStateException(
+					"Lock '" + Printable.of(this.name) + "' is not held by the current thread");
 		}
 		return hold.token();
 	}
@@ -161,7 +165,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 
 	@Override
 	public String toString() {
-		return getClass().getSimpleName() + " '" + this.name + "'";
+		return getClass().getSimpleName() + " '" + Printable.of(this.name) + "'";
 	}
 
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -142,7 +143,7 @@ final class QueuePoller {
 
 	private void deadLettered(List<String> ids) {
 		for (String id : ids) {
-			logger.error("Task '" + id + "' of queue '" + this.queueName
+			logger.error("Task '" + Printable.of(id) + "' of queue '" + this.queueName
 					+ "' moved to the dead letters: it was claimed " + this.settings.maxAttempts()
 					+ " times and its worker never reported back (killed, halted, or cut"
 					+ " off from Redis longer than the visibility timeout)");
@@ -210,7 +211,8 @@ final class QueuePoller {
 	 */
 	static void claimLost(RedisTaskQueue queue, TaskRun run, String reason) {
 		if (run.lost(reason)) {
-			logger.warn("Task '" + run.task().id() + "' of queue '" + run.task().queue() + "' lost its claim (" + reason
+			logger.warn("Task '" + Printable.of(run.task().id()) + "' of queue '" + Printable.of(run.task().queue())
+					+ "' lost its claim (" + reason
 					+ "): another worker may run it now, and this run's outcome will not be recorded;"
 					+ " TaskContext.isClaimHeld() is false from now on");
 			queue.observer().claimLost(run.task().queue());

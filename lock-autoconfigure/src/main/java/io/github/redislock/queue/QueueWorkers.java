@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -182,7 +183,7 @@ public final class QueueWorkers implements SmartLifecycle {
 		catch (Throwable failure) {
 			boolean interrupted = Thread.currentThread().isInterrupted() || causedByInterrupt(failure);
 			if (this.stopping && interrupted) {
-				logger.info("Task '" + task.id() + "' of queue '" + task.queue()
+				logger.info("Task '" + Printable.of(task.id()) + "' of queue '" + task.queue()
 						+ "' stopped at shutdown; handing it back");
 				settle(run, "release", "");
 			}
@@ -230,16 +231,17 @@ public final class QueueWorkers implements SmartLifecycle {
 		if (task.attempt() >= this.settings.maxAttempts()) {
 			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
 			if (settle(run, "dead", info)) {
-				logger.error("Task '" + task.id() + "' of queue '" + task.queue() + "' failed " + task.attempt()
-						+ " times; moved to the dead letters", failure);
+				logger.error("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+						+ "' failed " + task.attempt() + " times; moved to the dead letters", failure);
 				this.queue.observer().processed(task.queue(), "dead");
 			}
 		}
 		else {
 			long backoff = this.settings.backoff(task.attempt()).toMillis();
 			if (settle(run, "retry", Long.toString(backoff))) {
-				logger.warn("Task '" + task.id() + "' of queue '" + task.queue() + "' failed (attempt " + task.attempt()
-						+ " of " + this.settings.maxAttempts() + "); retrying in " + backoff + "ms: " + error);
+				logger.warn("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+						+ "' failed (attempt " + task.attempt() + " of " + this.settings.maxAttempts()
+						+ "); retrying in " + backoff + "ms: " + error);
 				this.queue.observer().processed(task.queue(), "retry");
 			}
 		}
@@ -260,14 +262,14 @@ public final class QueueWorkers implements SmartLifecycle {
 			if (!settled[0]) {
 				QueuePoller.claimLost(this.queue, run,
 						"another worker claimed it after its visibility timeout passed without a renewal");
-				logger.debug("Outcome (" + action + ") of task '" + task.id() + "' of queue '" + task.queue()
-						+ "' dropped: its claim was lost");
+				logger.debug("Outcome (" + action + ") of task '" + Printable.of(task.id()) + "' of queue '"
+						+ task.queue() + "' dropped: its claim was lost");
 			}
 			return settled[0];
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not record the outcome (" + action + ") of task '" + task.id() + "' of queue '"
-					+ task.queue() + "'; it runs again after its visibility timeout", ex);
+			logger.warn("Could not record the outcome (" + action + ") of task '" + Printable.of(task.id())
+					+ "' of queue '" + task.queue() + "'; it runs again after its visibility timeout", ex);
 			return false;
 		}
 		finally {

@@ -1,5 +1,7 @@
 package io.github.redislock.queue;
 
+import io.github.redislock.internal.Printable;
+
 /**
  * Thrown by {@link TaskContext#ensureClaimHeld()} when the running task's claim is known
  * lost: another worker may be running the same task now.
@@ -13,7 +15,7 @@ public class TaskClaimLostException extends RuntimeException {
 	private final String taskId;
 
 	public TaskClaimLostException(String queue, String taskId, String reason) {
-		super("Task '" + taskId + "' of queue '" + queue + "' lost its claim (" + reason
+		super("Task '" + Printable.of(taskId) + "' of queue '" + Printable.of(queue) + "' lost its claim (" + reason
 				+ "); another worker may run it now, and this run's outcome will not be recorded");
 		this.queue = queue;
 		this.taskId = taskId;

@@ -17,6 +17,7 @@ import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
+import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
@@ -104,6 +105,35 @@ class HostileInputTests {
 	private long keyCount() {
 		Long size = this.raw.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().dbSize());
 		return (size != null) ? size : -1;
+	}
+
+	@Test
+	void controlCharactersInANameCannotForgeLogLinesOrMessages() throws Exception {
+		String name = "order:42\r\n2026-01-01 WARN forged line\u2028x\tz\\n";
+		DefaultRedisLockTemplate template = template();
+		RedisLock holder = template.getLock(name);
+		java.util.concurrent.ExecutorService other = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			assertThat(other.submit(() -> holder.tryLock(Duration.ZERO, null)).get()).isTrue();
+			assertThatExceptionOfType(LockAcquisitionException.class)
+				.isThrownBy(() -> template.execute(name, Duration.ZERO, null, () -> "never"))
+				.satisfies((ex) -> {
+					assertThat(ex.getLockName()).isEqualTo(name);
+					assertThat(ex.getMessage()).doesNotContain("\r", "\n", "\u2028", "\t")
+						.contains("order:42\\r\\n2026-01-01 WARN forged line\\u2028x\\tz\\\\n");
+				});
+			assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(holder::unlock)
+				.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("\r", "\n"));
+			this.raw.delete("redislock:" + io.github.redislock.internal.HashTags.of(name));
+			Future<?> release = other.submit(holder::unlock);
+			assertThatExceptionOfType(java.util.concurrent.ExecutionException.class).isThrownBy(release::get)
+				.havingCause()
+				.isInstanceOf(LockLostException.class)
+				.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("\r", "\n"));
+		}
+		finally {
+			other.shutdownNow();
+		}
 	}
 
 	@Test
