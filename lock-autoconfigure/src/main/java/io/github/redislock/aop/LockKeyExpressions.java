@@ -19,6 +19,8 @@ import org.springframework.expression.spel.ast.BeanReference;
 import org.springframework.expression.spel.ast.ConstructorReference;
 import org.springframework.expression.spel.ast.FunctionReference;
 import org.springframework.expression.spel.ast.MethodReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
 import org.springframework.expression.spel.ast.OperatorInstanceof;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
@@ -44,8 +46,8 @@ final class LockKeyExpressions {
 	private static final Pattern INDEXED_PARAMETER = Pattern.compile("[pa](\\d+)");
 
 	private static final Set<Class<?>> FORBIDDEN = Set.of(TypeReference.class, BeanReference.class,
-			ConstructorReference.class, MethodReference.class, FunctionReference.class, Assign.class,
-			OperatorInstanceof.class);
+			ConstructorReference.class, MethodReference.class, FunctionReference.class, Assign.class, OpInc.class,
+			OpDec.class, OperatorInstanceof.class);
 
 	private final String description;
 
@@ -76,11 +78,33 @@ final class LockKeyExpressions {
 	 */
 	static LockKeyExpressions parse(String description, String label, Method method, String[] texts) {
 		String @Nullable [] names = PARAMETER_NAMES.getParameterNames(method);
+		if (texts.length > 0) {
+			checkNoShadowing(description, method, names);
+		}
 		Expression[] expressions = new Expression[texts.length];
 		for (int i = 0; i < texts.length; i++) {
 			expressions[i] = parseOne(description, label, method, names, texts[i]);
 		}
 		return new LockKeyExpressions(description, label, texts, expressions, names);
+	}
+
+	/**
+	 * A parameter named like the index variable of another parameter ({@code a1} as the
+	 * first parameter) would make {@code #a1} mean one or the other.
+	 */
+	private static void checkNoShadowing(String description, Method method, String @Nullable [] names) {
+		if (names == null) {
+			return;
+		}
+		for (int i = 0; i < names.length; i++) {
+			var indexed = INDEXED_PARAMETER.matcher(names[i]);
+			if (indexed.matches() && !indexed.group(1).equals(Integer.toString(i))) {
+				throw new InvalidLockDefinitionException(
+						description + ": parameter '" + names[i] + "' is named like the index variable of parameter "
+								+ indexed.group(1) + ", so #" + names[i] + " would be ambiguous",
+						"Rename the parameter (names like p0, a1 are reserved for positions)");
+			}
+		}
 	}
 
 	static String[] parameterNames(Method method) {

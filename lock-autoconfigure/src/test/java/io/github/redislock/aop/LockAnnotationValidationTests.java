@@ -92,6 +92,18 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
+	void keyExpressionIncrementingAnArgument() {
+		assertStartFails(IncrementingKey.class, "'#p0++'", "only read the method's arguments");
+		assertStartFails(DecrementingKey.class, "'#orderId--'", "only read the method's arguments");
+	}
+
+	@Test
+	void parameterNamedLikeAnIndexVariableOfAnotherParameter() {
+		assertStartFails(ShadowingParameter.class, "ShadowingParameter.call(String, long)", "parameter 'a1'",
+				"#a1 would be ambiguous");
+	}
+
+	@Test
 	void badWaitTime() {
 		assertStartFails(BadWaitTime.class, "waitTime '3 parsecs'", "not a duration");
 	}
@@ -173,6 +185,30 @@ class LockAnnotationValidationTests {
 
 		@DistributedLock(key = "#orderId +")
 		public void call(long orderId) {
+		}
+
+	}
+
+	static class IncrementingKey {
+
+		@DistributedLock(key = "#p0++")
+		public void call(long orderId) {
+		}
+
+	}
+
+	static class DecrementingKey {
+
+		@DistributedLock(key = "#orderId--")
+		public void call(long orderId) {
+		}
+
+	}
+
+	static class ShadowingParameter {
+
+		@DistributedLock(key = "#a1")
+		public void call(String a1, long amount) {
 		}
 
 	}
