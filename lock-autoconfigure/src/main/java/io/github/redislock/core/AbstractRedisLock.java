@@ -102,7 +102,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 		String owner = this.template.ownerId(threadId);
 		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.template.leaseMillis();
-		String metricName = LockMetricNames.of(this.name);
+		String metricName = LockMetricNames.of(this.name, this.template.metricNames());
 		LockObserver observer = this.template.observer();
 		long start = System.nanoTime();
 		boolean failed = true;

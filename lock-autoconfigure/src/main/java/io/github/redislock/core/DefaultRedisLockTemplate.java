@@ -95,6 +95,10 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		return this.losses.observer();
 	}
 
+	LockMetricNames.Derived metricNames() {
+		return this.losses.metricNames();
+	}
+
 	/**
 	 * Return the locks the threads of this instance hold now.
 	 * @return the holds, longest held first

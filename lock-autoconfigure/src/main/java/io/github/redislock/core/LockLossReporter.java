@@ -34,6 +34,8 @@ final class LockLossReporter implements AutoCloseable {
 
 	private volatile boolean interruptHolder;
 
+	private final LockMetricNames.Derived metricNames = new LockMetricNames.Derived();
+
 	private final ExecutorService events = Executors.newSingleThreadExecutor((task) -> {
 		Thread thread = new Thread(task, "redislock-lock-lost-events");
 		thread.setDaemon(true);
@@ -59,6 +61,13 @@ final class LockLossReporter implements AutoCloseable {
 
 	LockObserver observer() {
 		return this.observer;
+	}
+
+	/**
+	 * Return the metric names derived so far from this template's lock names.
+	 */
+	LockMetricNames.Derived metricNames() {
+		return this.metricNames;
 	}
 
 	/**

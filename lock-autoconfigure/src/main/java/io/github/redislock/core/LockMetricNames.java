@@ -39,15 +39,54 @@ public final class LockMetricNames {
 	}
 
 	/**
-	 * Return the metric name for a lock being acquired now.
+	 * Return the metric name for a lock being acquired now: the declared name inside an
+	 * annotated call, else the part of the lock name before its first {@code :} (the
+	 * whole name when it has none), among at most {@value #MAX_DERIVED} distinct names
+	 * per template; beyond those, {@value #OTHER}.
 	 */
-	static String of(String lockName) {
+	static String of(String lockName, Derived derived) {
 		String declared = DECLARED.get();
 		if (declared != null) {
 			return declared;
 		}
 		int colon = lockName.indexOf(':');
-		return (colon > 0) ? lockName.substring(0, colon) : lockName;
+		return derived.bounded((colon > 0) ? lockName.substring(0, colon) : lockName);
+	}
+
+	/** Most distinct names derived from template lock names, per template. */
+	static final int MAX_DERIVED = 100;
+
+	/** The name tag of template locks past {@link #MAX_DERIVED} distinct names. */
+	static final String OTHER = "other";
+
+	/**
+	 * The names one template has derived so far: bounded, so lock names built from data
+	 * (without a {@code :} between a fixed prefix and the variable part) cannot create a
+	 * meter per value.
+	 */
+	static final class Derived {
+
+		private final java.util.Set<String> names = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+		private final java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+
+		String bounded(String name) {
+			if (this.names.contains(name)) {
+				return name;
+			}
+			if (this.names.size() < MAX_DERIVED) {
+				this.names.add(name);
+				return name;
+			}
+			if (this.warned.compareAndSet(false, true)) {
+				org.apache.commons.logging.LogFactory.getLog(LockMetricNames.class)
+					.warn("More than " + MAX_DERIVED + " distinct lock names seen by one lock template; further ones"
+							+ " are measured under the name tag '" + OTHER + "'. Name locks 'prefix:variable part'"
+							+ " (the tag is the prefix), or use the annotations, whose tag is the declared name");
+			}
+			return OTHER;
+		}
+
 	}
 
 }

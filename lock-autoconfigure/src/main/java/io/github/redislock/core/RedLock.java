@@ -39,7 +39,7 @@ final class RedLock extends ThreadOwnedLock {
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
 		RedLockSettings redlock = this.template.redlock();
 		int quorum = this.template.getQuorum();
-		String metricName = LockMetricNames.of(this.name);
+		String metricName = LockMetricNames.of(this.name, this.template.losses().metricNames());
 		LockObserver observer = this.template.losses().observer();
 		long start = System.nanoTime();
 		while (true) {

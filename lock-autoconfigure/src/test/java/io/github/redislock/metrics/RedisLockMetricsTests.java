@@ -98,6 +98,26 @@ class RedisLockMetricsTests {
 	}
 
 	@Test
+	void templateLockNamesWithoutAColonCannotCreateAMeterPerValue() {
+		this.runner.run((context) -> {
+			RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
+			for (int i = 0; i < 150; i++) {
+				RedisLock lock = template.getLock("job-" + i + "-" + UUID.randomUUID());
+				lock.lock();
+				lock.unlock();
+			}
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Set<String> names = registry.find("redislock.held")
+				.timers()
+				.stream()
+				.map((timer) -> timer.getId().getTag("name"))
+				.collect(java.util.stream.Collectors.toSet());
+			assertThat(names).hasSizeLessThanOrEqualTo(101).contains("other");
+			assertThat(registry.get("redislock.held").tags("name", "other").timer().count()).isEqualTo(50);
+		});
+	}
+
+	@Test
 	void templateLocksAreMeasuredUnderTheNameBeforeTheFirstColon() {
 		this.runner.run((context) -> {
 			RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("invoices:" + UUID.randomUUID());
