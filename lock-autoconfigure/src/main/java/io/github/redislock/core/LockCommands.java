@@ -206,7 +206,8 @@ final class LockCommands {
 	 */
 	long release(String lockKey, String owner, long token, String message) {
 		return run(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
-				List.of(owner, this.keys.channel(), message, Long.toString(token)), "release");
+				List.of(owner, this.keys.channel(), message, Long.toString(token), Long.toString(fenceRetention(0))),
+				"release");
 	}
 
 	boolean forceUnlock(String lockKey, String message) {

@@ -56,7 +56,9 @@ final class ReadWriteLockCommands {
 	 */
 	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message) {
 		return this.commands.run(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
-				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token)), "release");
+				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
+						Long.toString(LockCommands.fenceRetention(0))),
+				"release");
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

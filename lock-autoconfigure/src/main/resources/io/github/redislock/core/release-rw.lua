@@ -1,7 +1,7 @@
 -- Release the read or write side of a read-write lock if the caller holds it.
 -- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
--- ARGV[5] the hold's fencing token ('0' when unknown)
+-- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when the
 -- hold was gone (expired or deleted), -1 when another owner holds the write side (then it
 -- is left untouched).
@@ -11,9 +11,15 @@ local function releasedBefore()
 end
 local function mark()
   -- Mark the counter 'released by this token' (negated; acquire reads its absolute
-  -- value), only while it still holds this token, so it never moves backwards.
-  if ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == ARGV[5] then
-    redis.call('SET', KEYS[4], '-' .. ARGV[5], 'KEEPTTL')
+  -- value), only while it still holds this token, so it never moves backwards; or when it
+  -- is gone (a hold longer than its retention).
+  if ARGV[5] ~= '0' then
+    local fence = redis.call('GET', KEYS[4])
+    if fence == ARGV[5] then
+      redis.call('SET', KEYS[4], '-' .. ARGV[5], 'KEEPTTL')
+    elseif fence == false then
+      redis.call('SET', KEYS[4], '-' .. ARGV[5], 'PX', ARGV[6])
+    end
   end
 end
 if ARGV[4] == 'w' then

@@ -1,7 +1,7 @@
 -- Release an exclusive lock if the caller owns it. One round trip.
 -- KEYS[1] lock hash, KEYS[2] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] the hold's fencing
--- token ('0' when unknown)
+-- token ('0' when unknown), ARGV[5] fencing counter retention ms
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
 -- was there, -1 when another owner holds it (then the lock is left untouched).
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters')
@@ -18,9 +18,15 @@ if owner ~= ARGV[1] then
 end
 redis.call('DEL', KEYS[1])
 -- Mark the counter 'released by this token' (negated; acquire reads its absolute value)
--- only while it still holds this token, so it never moves backwards.
-if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == ARGV[4] then
-  redis.call('SET', KEYS[2], '-' .. ARGV[4], 'KEEPTTL')
+-- only while it still holds this token, so it never moves backwards; or when it is gone (a
+-- hold longer than its retention): we held the lock, so no later token was issued.
+if ARGV[4] ~= '0' then
+  local fence = redis.call('GET', KEYS[2])
+  if fence == ARGV[4] then
+    redis.call('SET', KEYS[2], '-' .. ARGV[4], 'KEEPTTL')
+  elseif fence == false then
+    redis.call('SET', KEYS[2], '-' .. ARGV[4], 'PX', ARGV[5])
+  end
 end
 -- Publish only when someone waits: an uncontended release sends no message.
 if fields[2] then

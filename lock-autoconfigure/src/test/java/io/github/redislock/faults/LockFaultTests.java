@@ -302,4 +302,29 @@ class LockFaultTests {
 		}
 	}
 
+	@Test
+	void releaseSentAgainAfterAHoldLongerThanTheFencingCounterIsKeptIsStillRecognised() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			RedisLock lock = template(proxy.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			lock.unlock();
+			CompletableFuture<Long> held = new CompletableFuture<>();
+			CompletableFuture<Void> released = CompletableFuture.runAsync(() -> {
+				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+				held.complete(lock.fencingToken());
+				// A watchdog hold outlived the counter's retention (twice the lease, at
+				// least a minute): the counter is gone when the release runs.
+				this.raw.delete(lockKey() + ":fence");
+				proxy.dropReplies();
+				lock.unlock();
+			});
+			held.get(10, TimeUnit.SECONDS);
+			await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
+			proxy.heal();
+			proxy.cutConnections();
+			released.get(30, TimeUnit.SECONDS);
+			assertThat(this.lost).as("the re-sent release is not taken for a lost lock").isEmpty();
+		}
+	}
+
 }
