@@ -100,6 +100,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		if (interruptible && Thread.interrupted()) {
 			throw new InterruptedException();
 		}
+		this.template.pendingReleases().retry(this.key);
 		String owner = this.template.ownerId(threadId);
 		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.template.leaseMillis();
 		String metricName = LockMetricNames.of(this.name, this.template.metricNames());
@@ -226,7 +227,15 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	void releaseLast(LockHold hold) {
 		this.template.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
-		long result = release(hold.owner(), hold.token());
+		long result;
+		try {
+			result = release(hold.owner(), hold.token());
+		}
+		catch (RuntimeException ex) {
+			// The hold may still be in Redis: send the release again later.
+			this.template.pendingReleases().failed(this, hold.owner(), hold.token());
+			throw ex;
+		}
 		this.template.signals().signal(this.signalKey);
 		if (result == 1) {
 			// Our owner id was on the lock all along: nobody else can have held it.

@@ -28,6 +28,10 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	private final String instanceId = UUID.randomUUID().toString();
 
+	private final PendingReleases pendingReleases = new PendingReleases();
+
+	private final java.util.concurrent.atomic.AtomicLong acquisitions = new java.util.concurrent.atomic.AtomicLong();
+
 	private final LockSettings settings;
 
 	private final LockKeys keys;
@@ -61,7 +65,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		this.readWriteCommands = new ReadWriteLockCommands(this.commands, this.keys.channel());
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
-				this.losses::lost, (count) -> this.losses.observer().renewed(count));
+				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
 	}
 
 	/**
@@ -93,6 +97,10 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	LockObserver observer() {
 		return this.losses.observer();
+	}
+
+	PendingReleases pendingReleases() {
+		return this.pendingReleases;
 	}
 
 	LockMetricNames.Derived metricNames() {
@@ -226,7 +234,12 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	}
 
 	String ownerId(long threadId) {
-		return this.instanceId + ":" + threadId;
+		// Each acquisition has an identity of its own: an undo or a late release of one
+		// can never touch a later hold of the same thread, and a new hold never passes
+		// for
+		// an old one (it gets a new token). The thread part lets a writer read
+		// (downgrade).
+		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
 	}
 
 	long leaseMillis() {

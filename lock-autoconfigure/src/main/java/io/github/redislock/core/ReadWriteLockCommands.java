@@ -47,7 +47,8 @@ final class ReadWriteLockCommands {
 		return this.commands.acquiring(ACQUIRE,
 				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
-						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r"),
+						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r",
+						owner.substring(0, owner.lastIndexOf(':') + 1)),
 				() -> release(keys, write, owner, 0, releaseMessage));
 	}
 

@@ -42,12 +42,15 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private final IntConsumer onRenewed;
 
+	private final Runnable eachTick;
+
 	private final ScheduledExecutorService scheduler;
 
 	private volatile Boolean cluster;
 
 	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
-			IntConsumer onRenewed) {
+			IntConsumer onRenewed, Runnable eachTick) {
+		this.eachTick = eachTick;
 		this.onRenewed = onRenewed;
 		this.holds = holds;
 		this.commands = commands;
@@ -69,6 +72,7 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private void renewAll() {
 		try {
+			this.eachTick.run();
 			List<LockHold> due = this.holds.watchdogHolds();
 			if (!due.isEmpty()) {
 				for (List<LockHold> batch : batches(due)) {

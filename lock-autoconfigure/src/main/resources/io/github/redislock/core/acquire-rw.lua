@@ -4,7 +4,8 @@
 -- KEYS[5] fencing counter
 -- ARGV[1] owner id, ARGV[2] lease ms, ARGV[3] fencing counter retention ms,
 -- ARGV[4] '1' when the caller waits if it fails, ARGV[5] '1' when other callers of this
--- instance wait for the lock, ARGV[6] 'r' or 'w'
+-- instance wait for the lock, ARGV[6] 'r' or 'w', ARGV[7] the owner id's thread part
+-- (instance id and thread id, each hold's owner id goes on with an acquisition number)
 -- Returns the fencing token (> 0) when acquired, otherwise minus the ms after which the
 -- obstacle's lease runs out; minus (2^40 + those ms) when the only obstacle is a queued
 -- writer, so that the caller hands its wake-up on to that writer.
@@ -86,9 +87,9 @@ if ARGV[6] == 'w' then
   return acquired(token)
 end
 
--- Read side: the write owner may read too (downgrade); anyone else waits for the writer,
--- and for a queued writer.
-if writer and writer ~= owner then
+-- Read side: the thread that holds the write side may read too (downgrade); anyone else
+-- waits for the writer, and for a queued writer.
+if writer and string.sub(writer, 1, #ARGV[7]) ~= ARGV[7] then
   return blocked(redis.call('PTTL', KEYS[1]))
 end
 if not writer and redis.call('EXISTS', KEYS[3]) == 1 then

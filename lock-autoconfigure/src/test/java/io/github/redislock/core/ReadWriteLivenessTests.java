@@ -143,6 +143,7 @@ class ReadWriteLivenessTests {
 		writing.cancel(true);
 		await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(key("queued"))));
 		assertThat(reader.readLock().tryLock(Duration.ZERO, Duration.ofSeconds(60))).isTrue();
+		reader.readLock().unlock();
 	}
 
 }

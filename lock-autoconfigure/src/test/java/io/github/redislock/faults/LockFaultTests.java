@@ -327,4 +327,37 @@ class LockFaultTests {
 		}
 	}
 
+	@Test
+	void reacquisitionAfterAFailedReleaseGetsANewLargerToken() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			LettuceConnectionFactory timingOut = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(500)).build());
+			timingOut.afterPropertiesSet();
+			timingOut.start();
+			try {
+				RedisLock lock = template(timingOut, Duration.ofSeconds(30)).getLock(this.name);
+				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+				long first = lock.fencingToken();
+				// The release never reaches Redis: the hold stays there under an owner id
+				// that no thread uses any more.
+				proxy.blackHole();
+				assertThatExceptionOfType(RuntimeException.class).isThrownBy(lock::unlock);
+				proxy.heal();
+				proxy.cutConnections();
+				long start = System.nanoTime();
+				assertThat(lock.tryLock(Duration.ofSeconds(20), null)).isTrue();
+				long second = lock.fencingToken();
+				lock.unlock();
+				assertThat(second).as("a new hold, a new token").isGreaterThan(first);
+				assertThat(Duration.ofNanos(System.nanoTime() - start))
+					.as("the failed release was sent again, not waited out for a lease")
+					.isLessThan(Duration.ofSeconds(5));
+			}
+			finally {
+				timingOut.destroy();
+			}
+		}
+	}
+
 }
