@@ -107,4 +107,22 @@ class LockLivenessTests {
 		reader.unlock();
 	}
 
+	@Test
+	void undoOfAnEarlierAttemptOfTheSameThreadCannotRemoveALaterHold() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		String name = "undo-" + UUID.randomUUID();
+		String key = "redislock:{" + name + "}";
+		long threadId = DefaultRedisLockTemplate.currentThreadId();
+		// The identity an earlier attempt of this thread sent its acquire with: its undo
+		// (owner-checked release with no token) may reach Redis late, e.g. on another
+		// connection of a pool.
+		String earlierAttempt = template.ownerId(threadId);
+		RedisLock lock = template.getLock(name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		long undone = template.commands().release(key, earlierAttempt, 0, "");
+		assertThat(undone).as("the later hold is another owner's").isEqualTo(-1);
+		assertThat(this.raw.hasKey(key)).isTrue();
+		lock.unlock();
+	}
+
 }
