@@ -137,7 +137,14 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 						// keeps
 						// trying within its wait time; a last failure is reported as it
 						// is.
-						pause(Math.min(left, CONNECTION_RETRY_NANOS), interruptible);
+						try {
+							pause(Math.min(left, CONNECTION_RETRY_NANOS), interruptible);
+						}
+						catch (InterruptedException interrupt) {
+							// The failed attempt may have reached Redis: undo it first.
+							undo(owner, interrupt);
+							throw interrupt;
+						}
 						continue;
 					}
 					// The script may have run before the interrupt: undo it,
@@ -270,13 +277,22 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * one lease, as nobody renews it.
 	 */
 	private LockAcquisitionException unreachable(String owner, long waitNanos, RuntimeException ex) {
+		undo(owner, ex);
+		return new LockAcquisitionException(this.name, Duration.ofNanos(Math.max(0, waitNanos)), ex);
+	}
+
+	/**
+	 * Release, owner-checked, what an attempt that got no answer may have acquired. Sent
+	 * on the same connection after the attempt, so it runs after it; if Redis does not
+	 * take it either, the stray hold lasts at most one lease, as nobody renews it.
+	 */
+	private void undo(String owner, Throwable failure) {
 		try {
 			tryRelease(owner, 0);
 		}
 		catch (RuntimeException undoFailed) {
-			ex.addSuppressed(undoFailed);
+			failure.addSuppressed(undoFailed);
 		}
-		return new LockAcquisitionException(this.name, Duration.ofNanos(Math.max(0, waitNanos)), ex);
 	}
 
 	private static void pause(long nanos, boolean interruptible) throws InterruptedException {

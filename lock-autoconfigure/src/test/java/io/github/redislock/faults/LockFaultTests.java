@@ -360,4 +360,51 @@ class LockFaultTests {
 		}
 	}
 
+	@Test
+	void interruptDuringTheRetryPauseStillUndoesAnAcquireThatMayHaveLanded() throws Exception {
+		LettuceConnectionFactory timingOut = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(300)).build());
+		timingOut.afterPropertiesSet();
+		timingOut.start();
+		try {
+			RedisLock lock = template(timingOut, Duration.ofSeconds(30)).getLock(this.name);
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			lock.unlock();
+			CompletableFuture<Thread> caller = new CompletableFuture<>();
+			CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+			Thread thread = new Thread(() -> {
+				caller.complete(Thread.currentThread());
+				try {
+					lock.tryLock(20, TimeUnit.SECONDS);
+					outcome.complete(null);
+				}
+				catch (Throwable ex) {
+					outcome.complete(ex);
+				}
+			});
+			this.redis.pause();
+			try {
+				thread.start();
+				// The first attempt is queued in the frozen Redis and times out; the
+				// caller
+				// pauses before trying again: interrupt it there.
+				await().atMost(Duration.ofSeconds(10))
+					.pollInterval(Duration.ofMillis(1))
+					.until(() -> java.util.Arrays.stream(thread.getStackTrace())
+						.anyMatch((frame) -> frame.getMethodName().equals("pause")
+								&& frame.getClassName().endsWith("AbstractRedisLock")));
+				thread.interrupt();
+				assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+			}
+			finally {
+				this.redis.resume();
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
+		}
+		finally {
+			timingOut.destroy();
+		}
+	}
+
 }
