@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.Printable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,6 +44,10 @@ final class RedLock extends ThreadOwnedLock {
 		LockObserver observer = this.template.losses().observer();
 		long start = System.nanoTime();
 		while (true) {
+			if (interruptible && Thread.interrupted()) {
+				// Checked before anything is sent: nothing to undo.
+				throw new InterruptedException("Interrupted while acquiring lock '" + Printable.of(this.name) + "'");
+			}
 			long attemptStart = System.nanoTime();
 			List<@Nullable Long> results = this.template
 				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));

@@ -199,8 +199,10 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 
 	private void renew() {
 		try {
-			List<LockHold> due = this.holds.watchdogHolds();
-			if (!due.isEmpty()) {
+			List<LockHold> all = this.holds.watchdogHolds();
+			// Batches bound the time one script holds a node, as for single-server locks.
+			for (int from = 0; from < all.size(); from += WatchdogRenewer.BATCH_SIZE) {
+				List<LockHold> due = all.subList(from, Math.min(all.size(), from + WatchdogRenewer.BATCH_SIZE));
 				List<String> lockKeys = due.stream().map(LockHold::key).toList();
 				List<String> owners = due.stream().map(LockHold::owner).toList();
 				long lease = this.settings.leaseTime().toMillis();

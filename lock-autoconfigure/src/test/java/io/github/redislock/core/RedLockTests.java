@@ -24,6 +24,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * RedLock over five independent redis-server processes, with nodes killed, restarted and
@@ -186,6 +187,56 @@ class RedLockTests {
 		lock.unlock();
 		assertThat(other.tryLock()).isTrue();
 		other.unlock();
+	}
+
+	@Test
+	void watchdogRenewsManyLocksInBoundedBatchesPerNode() throws Exception {
+		RedLockTemplate template = instance(Duration.ofMillis(1500));
+		java.util.concurrent.ExecutorService holder = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			int count = 2 * WatchdogRenewer.BATCH_SIZE + 100;
+			List<RedisLock> locks = new ArrayList<>();
+			holder.submit(() -> {
+				for (int i = 0; i < count; i++) {
+					RedisLock lock = template.getLock(this.name + "-" + i);
+					assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+					locks.add(lock);
+				}
+			}).get();
+			io.github.redislock.test.CommandCounter counter = new io.github.redislock.test.CommandCounter(
+					this.nodes.get(0));
+			long before = counter.calls("evalsha", "eval");
+			// One tick (every third of the lease, 500 ms) renews all of them: its calls
+			// follow each other within milliseconds.
+			await().atMost(Duration.ofSeconds(10)).until(() -> counter.calls("evalsha", "eval") > before);
+			long tickStart = System.nanoTime();
+			await().atMost(Duration.ofSeconds(1)).until(() -> System.nanoTime() - tickStart > 200_000_000L);
+			assertThat(counter.calls("evalsha", "eval") - before).as("renew calls of one tick on one node")
+				.isEqualTo(3);
+			holder.submit(() -> locks.forEach(RedisLock::unlock)).get();
+		}
+		finally {
+			holder.shutdownNow();
+		}
+	}
+
+	@Test
+	void interruptedCallerSendsNothing() {
+		RedLockTemplate template = instance(Duration.ofSeconds(30));
+		io.github.redislock.test.CommandCounter counter = new io.github.redislock.test.CommandCounter(
+				this.nodes.get(0));
+		long before = counter.calls("evalsha", "eval");
+		RedisLock lock = template.getLock(this.name);
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(InterruptedException.class)
+				.isThrownBy(() -> lock.tryLock(1, java.util.concurrent.TimeUnit.SECONDS));
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(counter.calls("evalsha", "eval") - before).isZero();
+		assertThat(lock.isLocked()).isFalse();
 	}
 
 }
