@@ -209,6 +209,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		this.watchdog.close();
 		this.signals.close();
 		this.losses.close();
+		this.commands.close();
 	}
 
 	/**

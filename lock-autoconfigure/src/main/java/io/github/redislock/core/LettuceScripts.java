@@ -125,7 +125,7 @@ final class LettuceScripts {
 		}
 	}
 
-	private static RuntimeException translate(RuntimeException ex) {
+	static RuntimeException translate(RuntimeException ex) {
 		if (ex instanceof DataAccessException) {
 			return ex;
 		}

@@ -61,6 +61,10 @@ final class LockCommands {
 
 	private final long replicaAckTimeoutMillis;
 
+	private volatile @Nullable ReplicaAckConnections replicaAckConnections;
+
+	private volatile boolean replicaAckChecked;
+
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
 		this(connectionFactory, keys, 0, 0);
 	}
@@ -114,18 +118,52 @@ final class LockCommands {
 		if (this.minReplicasAcked == 0) {
 			return run(script, keys, args, "acquire");
 		}
-		long[] result = this.redis.execute((RedisCallback<long[]>) (connection) -> {
-			long token = nonNull(evalSha(connection, script, keys.size(), encode(keys, args)), "acquire");
-			if (token <= 0) {
-				return new long[] { token, 0 };
-			}
-			return new long[] { token, waitForReplicas(connection) };
-		}, true);
+		ReplicaAckConnections dedicated = replicaAckConnections();
+		long[] result = (dedicated != null)
+				? dedicated.acquireAndWait(script, encode(keys, List.of()), encode(args, List.of()),
+						this.minReplicasAcked, this.replicaAckTimeoutMillis)
+				: this.redis.execute((RedisCallback<long[]>) (connection) -> {
+					long token = nonNull(evalSha(connection, script, keys.size(), encode(keys, args)), "acquire");
+					if (token <= 0) {
+						return new long[] { token, 0 };
+					}
+					return new long[] { token, waitForReplicas(connection) };
+				}, true);
 		if (result != null && result[0] > 0 && result[1] < this.minReplicasAcked) {
 			undo.run();
 			return NOT_ACKNOWLEDGED;
 		}
 		return (result != null) ? result[0] : NOT_ACKNOWLEDGED;
+	}
+
+	/**
+	 * Return the connections of their own that acknowledged acquisitions use, made on
+	 * first use (the factory's client exists once it has started); {@code null} when the
+	 * factory has none to offer (then its own connections serve, which for a Lettuce
+	 * Cluster is the shared one).
+	 */
+	private @Nullable ReplicaAckConnections replicaAckConnections() {
+		ReplicaAckConnections connections = this.replicaAckConnections;
+		if (connections == null && !this.replicaAckChecked) {
+			synchronized (this) {
+				if (!this.replicaAckChecked) {
+					this.replicaAckConnections = ReplicaAckConnections.of(this.connectionFactory);
+					this.replicaAckChecked = true;
+				}
+				connections = this.replicaAckConnections;
+			}
+		}
+		return connections;
+	}
+
+	/**
+	 * Close the connections of acknowledged acquisitions.
+	 */
+	void close() {
+		ReplicaAckConnections connections = this.replicaAckConnections;
+		if (connections != null) {
+			connections.close();
+		}
 	}
 
 	/**

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -109,6 +110,35 @@ class ReplicaAcknowledgementTests {
 		}
 		finally {
 			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	void waitingForAcknowledgementNeverBlocksTheApplicationsOtherCommands() throws Exception {
+		LettuceConnectionFactory shared = this.master.connectionFactory();
+		DefaultRedisLockTemplate locks = new DefaultRedisLockTemplate(shared,
+				LockSettings.DEFAULTS.withReplicaAcknowledgement(1, Duration.ofSeconds(3)));
+		org.springframework.data.redis.core.StringRedisTemplate application = new org.springframework.data.redis.core.StringRedisTemplate(
+				shared);
+		application.opsForValue().set("app-key", "app-value");
+		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+		this.replica.pause();
+		try {
+			// The replica is frozen: this acquisition waits the whole acknowledgement
+			// timeout for it.
+			var acquiring = thread.submit(() -> locks.getLock(this.name).tryLock(Duration.ZERO, null));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+			long start = System.nanoTime();
+			assertThat(application.opsForValue().get("app-key")).isEqualTo("app-value");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the application's own command")
+				.isLessThan(Duration.ofMillis(1500));
+			assertThat(acquiring.get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			this.replica.resume();
+			thread.shutdownNow();
+			locks.destroy();
 		}
 	}
 
