@@ -180,6 +180,7 @@ public final class Benchmarks {
 		sections.put("redlock", this::redLock);
 		sections.put("queue", this::queue);
 		sections.put("memory", this::memory);
+		sections.put("replicas", this::replicas);
 		try {
 			sections.forEach((name, section) -> {
 				if (section(name)) {
@@ -217,6 +218,107 @@ public final class Benchmarks {
 
 	private void progress(String what) {
 		System.err.println("[bench] " + what);
+	}
+
+	// Replica acknowledgement: a replica of the benchmark's Redis, min-replicas-acked=1.
+
+	private void replicas() throws Exception {
+		int iterations = 2000;
+		try (LocalRedisServer replica = LocalRedisServer.start("--replicaof", "127.0.0.1",
+				Integer.toString(this.redis.port()))) {
+			this.control.set("replication-probe", "1");
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (!"1".equals(replica.template().opsForValue().get("replication-probe"))) {
+				if (System.nanoTime() > deadline) {
+					throw new IllegalStateException("replica did not catch up");
+				}
+				Thread.sleep(50);
+			}
+			Report.Grid grid = new Report.Grid();
+			for (int round = 0; round < this.rounds; round++) {
+				Map<String, long[]> acquire = new LinkedHashMap<>();
+				Map<String, long[]> application = new LinkedHashMap<>();
+				for (int acked : (round % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
+					progress("replicas round " + round + ", min-replicas-acked " + acked);
+					org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory factory = Columns
+						.connectionFactory(this.redis.port());
+					io.github.redislock.core.DefaultRedisLockTemplate template = new io.github.redislock.core.DefaultRedisLockTemplate(
+							factory, io.github.redislock.core.LockSettings.DEFAULTS.withReplicaAcknowledgement(acked,
+									Duration.ofMillis(100)));
+					org.springframework.data.redis.core.StringRedisTemplate app = new org.springframework.data.redis.core.StringRedisTemplate(
+							factory);
+					try {
+						io.github.redislock.core.RedisLock lock = template.getLock("r:" + round + ":" + acked);
+						long[] times = new long[iterations];
+						for (int i = -500; i < iterations; i++) {
+							long t0 = System.nanoTime();
+							lock.lock();
+							long t1 = System.nanoTime();
+							lock.unlock();
+							if (i >= 0) {
+								times[i] = t1 - t0;
+							}
+						}
+						acquire.put(acked + "", times);
+						// The application's own GETs on the same factory while four
+						// threads
+						// keep taking such locks.
+						java.util.concurrent.ExecutorService lockers = java.util.concurrent.Executors
+							.newFixedThreadPool(4);
+						java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(
+								true);
+						for (int t = 0; t < 4; t++) {
+							int thread = t;
+							lockers.execute(() -> {
+								io.github.redislock.core.RedisLock own = template
+									.getLock("r:" + round + ":" + acked + ":" + thread);
+								while (running.get()) {
+									own.lock();
+									own.unlock();
+								}
+							});
+						}
+						long[] gets = new long[iterations];
+						for (int i = -500; i < iterations; i++) {
+							long t0 = System.nanoTime();
+							app.opsForValue().get("replication-probe");
+							if (i >= 0) {
+								gets[i] = System.nanoTime() - t0;
+							}
+						}
+						running.set(false);
+						lockers.shutdown();
+						lockers.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+						application.put(acked + "", gets);
+					}
+					finally {
+						template.destroy();
+						factory.destroy();
+					}
+				}
+				for (String acked : List.of("0", "1")) {
+					String row = acked.equals("0") ? "starter, no acknowledgement" : "starter, min-replicas-acked=1";
+					grid.at(row, "acquire p50 µs")
+						.add(Stats.percentile(acquire.get(acked), 50) / 1000,
+								Stats.percentile(acquire.get("0"), 50) / 1000);
+					grid.at(row, "acquire p99 µs")
+						.add(Stats.percentile(acquire.get(acked), 99) / 1000,
+								Stats.percentile(acquire.get("0"), 99) / 1000);
+					grid.at(row, "app GET p50 µs, 4 threads locking")
+						.add(Stats.percentile(application.get(acked), 50) / 1000,
+								Stats.percentile(application.get("0"), 50) / 1000);
+					grid.at(row, "app GET p99 µs, 4 threads locking")
+						.add(Stats.percentile(application.get(acked), 99) / 1000,
+								Stats.percentile(application.get("0"), 99) / 1000);
+				}
+			}
+			this.report.heading("Replica acknowledgement: acquire latency and the application's own commands"
+					+ " meanwhile (one local replica, " + iterations + " samples per round)");
+			this.report.grid("", grid, true, 1);
+			this.report.paragraph("Acknowledged acquisitions run the script and `WAIT` on a pooled connection of"
+					+ " their own (at most " + 8 + " idle), so the application's GETs on the shared connection do"
+					+ " not queue behind `WAIT`.");
+		}
 	}
 
 	// Uncontended: own key per thread.
