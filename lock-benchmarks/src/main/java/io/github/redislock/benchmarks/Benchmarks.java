@@ -235,10 +235,12 @@ public final class Benchmarks {
 				Thread.sleep(50);
 			}
 			Report.Grid grid = new Report.Grid();
-			for (int round = 0; round < this.rounds; round++) {
+			for (int r = 0; r < this.rounds; r++) {
+				int round = r;
 				Map<String, long[]> acquire = new LinkedHashMap<>();
 				Map<String, long[]> application = new LinkedHashMap<>();
-				for (int acked : (round % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
+				for (int ackedReplicas : (round % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
+					int acked = ackedReplicas;
 					progress("replicas round " + round + ", min-replicas-acked " + acked);
 					org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory factory = Columns
 						.connectionFactory(this.redis.port());
