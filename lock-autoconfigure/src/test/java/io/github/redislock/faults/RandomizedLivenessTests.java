@@ -167,13 +167,16 @@ class RandomizedLivenessTests {
 		RedisLock lock = exclusiveLock ? instance.getLock(name)
 				: write ? instance.getReadWriteLock(name).writeLock() : instance.getReadWriteLock(name).readLock();
 		String key = "redislock:{" + name + "}" + (exclusiveLock ? "" : write ? ":write" : ":read");
-		int leaseKind = random.nextInt(4);
-		Duration lease = (leaseKind < 2) ? null : (leaseKind == 2) ? LONG_LEASE : SHORT_LEASE;
+		int leaseKind = random.nextInt(10);
+		Duration lease = (leaseKind < 3) ? null : (leaseKind < 6) ? LONG_LEASE : SHORT_LEASE;
+		// Waits: none, shorter than one round trip (the first attempt is the last), a few
+		// milliseconds, or seconds.
 		int waitKind = random.nextInt(20);
 		Duration wait = (waitKind < 2) ? Duration.ZERO
-				: (waitKind < 5) ? Duration.ofMillis(3) : Duration.ofMillis(2500 + random.nextInt(1500));
-		long work = (lease == SHORT_LEASE) ? 500 + random.nextInt(200)
-				: (lease == LONG_LEASE) ? random.nextInt(1500) : random.nextInt(200);
+				: (waitKind < 5) ? Duration.ofNanos(20_000 + random.nextInt(150_000))
+						: (waitKind < 7) ? Duration.ofMillis(3) : Duration.ofMillis(2500 + random.nextInt(1500));
+		long work = (lease == SHORT_LEASE) ? 400 + random.nextInt(300)
+				: (lease == LONG_LEASE) ? random.nextInt(2000) : random.nextInt(300);
 		boolean canBeInterrupted = random.nextInt(5) == 0;
 		int vanish = random.nextInt(20);
 
@@ -261,10 +264,10 @@ class RandomizedLivenessTests {
 					this.exclusive, Long.toString(WATCHDOG_LEASE.toMillis()), "watchdog")) {
 				child.await("READY", Duration.ofSeconds(60));
 				child.send("ACQUIRE");
-				List<String> held = child.await("HELD", Duration.ofSeconds(60));
-				long token = Long.parseLong(held.get(0));
-				long sent = Long.parseLong(held.get(1));
-				long returned = Long.parseLong(held.get(2));
+				String[] held = child.await("HELD", Duration.ofSeconds(60));
+				long token = Long.parseLong(held[0]);
+				long sent = Long.parseLong(held[1]);
+				long returned = Long.parseLong(held[2]);
 				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(300));
 				child.kill();
 				long killed = LockHistory.nowMicros();
