@@ -45,8 +45,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * Prints its seed; {@code -Dredislock.liveness.seed=N} replays the random choices (the
  * interleaving of threads is the machine's).
+ * <p>
+ * Not yet part of the default build (tag {@code liveness-randomized}, excluded by the
+ * {@code excludedGroups} property of this module; run it with
+ * {@code -DexcludedGroups= -Dtest=RandomizedLivenessTests}): on the 2-core development
+ * machine it reported, in about one run of six, a read-write lock free for just over two
+ * seconds while readers of both instances waited, on the fixed code as on the old one.
+ * Not explained yet (a wake-up lost among readers queued behind a writer's marker, or
+ * only starvation while a child JVM boots); until it is, a failure here is a lead, not a
+ * verdict.
  */
-@Tag("slow-fault")
+@Tag("liveness-randomized")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
@@ -204,7 +213,9 @@ class RandomizedLivenessTests {
 		}
 		long returned = LockHistory.nowMicros();
 		if (wait.toMillis() >= 100) {
-			this.liveness.waited(client, name, sent, returned, outcome);
+			String what = (exclusiveLock ? "exclusive" : write ? "write" : "read") + ", lease "
+					+ ((lease != null) ? lease.toMillis() + "ms" : "watchdog");
+			this.liveness.waited(client + " (" + what + ")", name, sent, returned, outcome);
 		}
 		if (!acquired) {
 			return;
