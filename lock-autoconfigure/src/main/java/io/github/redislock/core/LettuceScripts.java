@@ -104,7 +104,14 @@ final class LettuceScripts {
 	}
 
 	private @Nullable Long await(RedisFuture<Long> future) {
-		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
+		return await(future, this.connectionFactory.getClientConfiguration().getCommandTimeout());
+	}
+
+	/**
+	 * Wait for a Lettuce command's answer as Spring Data Redis would: its failure
+	 * unwrapped, a timeout cancelling the command.
+	 */
+	static <T> @Nullable T await(RedisFuture<T> future, Duration timeout) {
 		try {
 			return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}

@@ -9,9 +9,9 @@ import org.springframework.util.Assert;
  * Redis key layout of the locks. For a lock named {@code N} under the key prefix
  * {@code P}:
  * <ul>
- * <li>{@code P:{N}} — hash: {@code owner} (instance id and thread id), {@code token}
- * (fencing token), {@code waiters} (present when someone waits); it expires with the
- * lease;</li>
+ * <li>{@code P:{N}} — hash: {@code owner} (instance id, thread id and acquisition
+ * number), {@code token} (fencing token), {@code waiters} (present when someone waits);
+ * it expires with the lease;</li>
  * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
  * lock is gone;</li>
  * <li>channel {@code P:released} — carries the lock key on each release that someone

@@ -1,16 +1,10 @@
 package io.github.redislock.core;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisCommandInterruptedException;
-import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -130,25 +124,8 @@ final class ReplicaAckConnections implements AutoCloseable {
 	}
 
 	private <T> @Nullable T await(RedisFuture<T> future, long extraMillis) {
-		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
-		try {
-			return future.get(timeout.toMillis() + extraMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisCommandInterruptedException(ex);
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			throw new IllegalStateException(cause);
-		}
-		catch (TimeoutException ex) {
-			future.cancel(false);
-			throw new RedisCommandTimeoutException("Command timed out after " + timeout);
-		}
+		return LettuceScripts.await(future,
+				this.connectionFactory.getClientConfiguration().getCommandTimeout().plusMillis(extraMillis));
 	}
 
 	@Override
