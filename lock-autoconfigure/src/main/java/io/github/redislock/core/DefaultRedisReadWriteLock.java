@@ -135,6 +135,9 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		@Override
 		void gaveUp(String owner) {
 			this.template.readWriteCommands().writerGaveUp(this.keys, owner, releaseMessage());
+			// Readers of this instance queued behind this writer: the message published
+			// for other instances does not reach them (an instance skips its own).
+			this.template.signals().signal(this.signalKey);
 		}
 
 		@Override

@@ -146,4 +146,34 @@ class ReadWriteLivenessTests {
 		reader.readLock().unlock();
 	}
 
+	@Test
+	void readerQueuedBehindAWriterOfItsOwnInstanceIsWokenWhenThatWriterGivesUp() throws Exception {
+		RedisReadWriteLock otherInstance = this.templates.create().getReadWriteLock(this.name);
+		DefaultRedisLockTemplate sameInstance = this.templates.create();
+		assertThat(
+				this.holderThread.submit(() -> otherInstance.readLock().tryLock(Duration.ZERO, Duration.ofSeconds(60)))
+					.get())
+			.isTrue();
+		ExecutorService writerThread = Executors.newSingleThreadExecutor();
+		try {
+			Future<Boolean> writing = writerThread.submit(
+					() -> sameInstance.getReadWriteLock(this.name).writeLock().tryLock(Duration.ofMillis(1500), null));
+			await().atMost(Duration.ofSeconds(10)).until(() -> Boolean.TRUE.equals(this.raw.hasKey(key("queued"))));
+			AtomicLong acquiredAt = new AtomicLong();
+			Future<Boolean> reading = this.waiterThread.submit(() -> {
+				boolean acquired = sameInstance.getReadWriteLock(this.name).readLock().tryLock(LONG_WAIT, null);
+				acquiredAt.set(System.nanoTime());
+				return acquired;
+			});
+			assertThat(writing.get(30, TimeUnit.SECONDS)).as("the writer gives up").isFalse();
+			long gaveUpAt = System.nanoTime();
+			assertThat(reading.get(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(acquiredAt.get() - gaveUpAt)).isLessThan(WAKE_UP_BOUND);
+			this.waiterThread.submit(() -> sameInstance.getReadWriteLock(this.name).readLock().unlock()).get();
+		}
+		finally {
+			writerThread.shutdownNow();
+		}
+	}
+
 }

@@ -25,7 +25,14 @@ final class LivenessHistory {
 	 * at the latest.
 	 */
 	synchronized void held(String lock, long fromMicros, long untilMicros) {
-		this.holds.add(new Extent(lock, fromMicros, untilMicros));
+		held(lock, fromMicros, untilMicros, "");
+	}
+
+	/**
+	 * A hold as above, described for reports.
+	 */
+	synchronized void held(String lock, long fromMicros, long untilMicros, String description) {
+		this.holds.add(new Extent(lock, fromMicros, untilMicros, description));
 	}
 
 	/**
@@ -57,25 +64,30 @@ final class LivenessHistory {
 			}
 			overlapping.sort(Comparator.comparingLong(Extent::fromMicros));
 			long free = wait.fromMicros();
+			Extent last = null;
 			for (Extent hold : overlapping) {
 				if (hold.fromMicros() - free > boundMicros) {
-					violations.add(describe(wait, free, hold.fromMicros()));
+					violations.add(describe(wait, free, hold.fromMicros(), last));
 				}
-				free = Math.max(free, hold.untilMicros());
+				if (hold.untilMicros() > free) {
+					free = hold.untilMicros();
+					last = hold;
+				}
 			}
 			if (wait.toMicros() - free > boundMicros) {
-				violations.add(describe(wait, free, wait.toMicros()));
+				violations.add(describe(wait, free, wait.toMicros(), last));
 			}
 		}
 		return violations;
 	}
 
-	private static String describe(Wait wait, long freeFrom, long freeTo) {
+	private static String describe(Wait wait, long freeFrom, long freeTo, Extent last) {
 		return "lock '" + wait.lock() + "' was free for " + (freeTo - freeFrom) / 1000 + " ms while " + wait.client()
-				+ " waited (" + wait.outcome() + ", waited " + (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)";
+				+ " waited (" + wait.outcome() + ", waited " + (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)"
+				+ ((last != null && !last.description().isEmpty()) ? "; last hold before: " + last.description() : "");
 	}
 
-	record Extent(String lock, long fromMicros, long untilMicros) {
+	record Extent(String lock, long fromMicros, long untilMicros, String description) {
 	}
 
 	record Wait(String client, String lock, long fromMicros, long toMicros, String outcome) {

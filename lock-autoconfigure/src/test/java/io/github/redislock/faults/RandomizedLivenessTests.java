@@ -256,7 +256,11 @@ class RandomizedLivenessTests {
 		keptUntil = Math.min(keptUntil, released);
 		// Redis granted it when the last attempt ran: at most a reply's way before it
 		// returned (not from the start of the wait, which would hide free time).
-		this.liveness.held(name, Math.max(sent, returned - GRANT_MARGIN_MICROS), keptUntil);
+		this.liveness.held(name, Math.max(sent, returned - GRANT_MARGIN_MICROS), keptUntil,
+				client + " " + (exclusiveLock ? "exclusive" : write ? "write" : "read") + " lease "
+						+ ((lease != null) ? lease.toMillis() + "ms" : "watchdog") + ", work " + work + "ms"
+						+ ((vanish == 0 && lease == null) ? ", deleted"
+								: (vanish == 1 && lease == LONG_LEASE) ? ", forced" : ""));
 		if (!exclusiveLock && !write) {
 			this.safety.heldShared(client, name, token, returned, Math.max(returned, believedUntil));
 		}
