@@ -1,10 +1,9 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
-
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

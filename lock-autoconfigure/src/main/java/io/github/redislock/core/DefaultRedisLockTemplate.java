@@ -1,12 +1,11 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
-
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.redislock.internal.Printable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;

@@ -1,9 +1,8 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
-
 import java.time.Duration;
 
+import io.github.redislock.internal.Printable;
 import io.github.redislock.core.LockKeys.ReadWriteKeys;
 
 /**

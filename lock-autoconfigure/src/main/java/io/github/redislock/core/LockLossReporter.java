@@ -1,11 +1,10 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
-
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

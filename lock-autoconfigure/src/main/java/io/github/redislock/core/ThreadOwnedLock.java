@@ -1,11 +1,10 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
-
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
+import io.github.redislock.internal.Printable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
