@@ -68,7 +68,7 @@ class RandomizedLivenessTests {
 
 	private static final Duration WATCHDOG_LEASE = Duration.ofSeconds(1);
 
-	private static final Duration LONG_LEASE = Duration.ofSeconds(4);
+	private static final Duration LONG_LEASE = Duration.ofSeconds(6);
 
 	private static final Duration SHORT_LEASE = Duration.ofMillis(300);
 
@@ -186,7 +186,7 @@ class RandomizedLivenessTests {
 				: (waitKind < 5) ? Duration.ofNanos(20_000 + random.nextInt(150_000))
 						: (waitKind < 7) ? Duration.ofMillis(3) : Duration.ofMillis(2500 + random.nextInt(1500));
 		long work = (lease == SHORT_LEASE) ? 400 + random.nextInt(300)
-				: (lease == LONG_LEASE) ? random.nextInt(2000) : random.nextInt(300);
+				: (lease == LONG_LEASE) ? 1000 + random.nextInt(1000) : random.nextInt(300);
 		boolean canBeInterrupted = random.nextInt(5) == 0;
 		int vanish = random.nextInt(20);
 
