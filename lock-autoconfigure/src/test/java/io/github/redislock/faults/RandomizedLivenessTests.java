@@ -96,6 +96,8 @@ class RandomizedLivenessTests {
 
 	private final LivenessHistory liveness = new LivenessHistory();
 
+	private volatile long secondHalf;
+
 	RandomizedLivenessTests(RedisMode mode, RedisTargets targets) {
 		this.mode = mode;
 		this.redis = targets.get(mode);
@@ -124,6 +126,7 @@ class RandomizedLivenessTests {
 		int workers = 2 * THREADS_PER_INSTANCE;
 		AtomicReferenceArray<Thread> interruptible = new AtomicReferenceArray<>(workers);
 		long end = System.nanoTime() + RUN.toNanos();
+		this.secondHalf = end - RUN.toNanos() / 2;
 		ExecutorService threads = Executors.newFixedThreadPool(workers + 2);
 		try {
 			List<Future<?>> work = new ArrayList<>();
@@ -170,21 +173,39 @@ class RandomizedLivenessTests {
 
 	private void operate(DefaultRedisLockTemplate instance, String client, Random random, int worker,
 			AtomicReferenceArray<Thread> interruptible) throws InterruptedException {
-		int side = random.nextInt(10);
+		// Roles by thread: two use everything at random; the others keep to one pattern
+		// each, so that the patterns behind the known liveness bugs recur: readers with
+		// short leases waiting long on one instance, writers with long fixed leases on
+		// the
+		// other, and a writer that gives up before its first answer.
+		int role = worker % 6;
+		if ((role == 3 || role == 5) && System.nanoTime() < this.secondHalf) {
+			// The writer that gives up at once, and a thread doing anything, would keep
+			// the waiters' flag alive for everyone: they only play in the second half of
+			// the run, the first is for readers with short leases behind long writes.
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+			return;
+		}
+		int side = (role == 0 || role == 4) ? 5
+				: (role == 1 || role == 3) ? 9 : (role == 2) ? random.nextInt(4) : random.nextInt(10);
 		boolean exclusiveLock = side < 4;
 		boolean write = side >= 7;
 		String name = exclusiveLock ? this.exclusive : this.readWrite;
 		RedisLock lock = exclusiveLock ? instance.getLock(name)
 				: write ? instance.getReadWriteLock(name).writeLock() : instance.getReadWriteLock(name).readLock();
 		String key = "redislock:{" + name + "}" + (exclusiveLock ? "" : write ? ":write" : ":read");
-		int leaseKind = random.nextInt(10);
+		int leaseKind = (role == 0 || role == 4) ? 9 : (role == 1 || role == 3) ? 4 : random.nextInt(10);
 		Duration lease = (leaseKind < 3) ? null : (leaseKind < 6) ? LONG_LEASE : SHORT_LEASE;
 		// Waits: none, shorter than one round trip (the first attempt is the last), a few
 		// milliseconds, or seconds.
-		int waitKind = random.nextInt(20);
+		// The long-lease writer takes the lock only when it is free at once, so that it
+		// never
+		// sets the waiters' flag itself.
+		int waitKind = (role == 3) ? 3 : (role == 1) ? 0 : random.nextInt(20);
 		Duration wait = (waitKind < 2) ? Duration.ZERO
 				: (waitKind < 5) ? Duration.ofNanos(20_000 + random.nextInt(150_000))
-						: (waitKind < 7) ? Duration.ofMillis(3) : Duration.ofMillis(2500 + random.nextInt(1500));
+						: (waitKind < 7) ? Duration.ofMillis(3)
+								: Duration.ofMillis(((role == 0 || role == 4) ? 5000 : 2500) + random.nextInt(2000));
 		long work = (lease == SHORT_LEASE) ? 400 + random.nextInt(300)
 				: (lease == LONG_LEASE) ? 1000 + random.nextInt(1000) : random.nextInt(300);
 		boolean canBeInterrupted = random.nextInt(5) == 0;
@@ -219,6 +240,9 @@ class RandomizedLivenessTests {
 			this.liveness.waited(client + " (" + what + ")", name, sent, returned, outcome);
 		}
 		if (!acquired) {
+			if (role == 3 || role == 1) {
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100 + random.nextInt(300)));
+			}
 			return;
 		}
 		long token = lock.fencingToken();
@@ -267,6 +291,10 @@ class RandomizedLivenessTests {
 		}
 		else {
 			this.safety.held(client, name, token, returned, Math.max(returned, believedUntil));
+		}
+		if (role == 0 || role == 4) {
+			// Readers leave gaps, in which the long-lease writer takes the lock.
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(random.nextInt(1500)));
 		}
 	}
 
