@@ -46,17 +46,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Prints its seed; {@code -Dredislock.liveness.seed=N} replays the random choices (the
  * interleaving of threads is the machine's).
  * <p>
- * Not yet part of the default build (tag {@code liveness-randomized}, excluded by the
- * {@code excludedGroups} property of this module; run it with
- * {@code -DexcludedGroups= -Dtest=RandomizedLivenessTests}). In about one run of six it
- * reported a read-write lock free for just over two seconds while readers waited; that
- * led to a real lost wake-up (a writer that gave up did not wake the readers of its own
- * instance queued behind it), now fixed and pinned by
- * {@code ReadWriteLivenessTests.readerQueuedBehindAWriterOfItsOwnInstance...}. It goes
- * into the default run once it has run clean many times and is shown to catch the old
- * read-write liveness bugs reliably, which it does not yet.
+ * <p>
+ * Threads have roles, so that the patterns behind the known read-write liveness bugs
+ * recur: readers with short leases on one instance behind a writer with a long fixed
+ * lease on the other (a waiters' flag that lived only for the waiter's lease), a writer
+ * that gives up before its first answer (a marker left behind), and a thread doing
+ * anything, the last two only in the second half of the run. Reverting either fix makes
+ * it fail. It also led to a lost wake-up (a writer giving up did not wake the readers of
+ * its own instance), now fixed and pinned by {@code ReadWriteLivenessTests}.
  */
-@Tag("liveness-randomized")
+@Tag("slow-fault")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
