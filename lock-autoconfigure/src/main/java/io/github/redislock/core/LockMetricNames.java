@@ -1,7 +1,11 @@
 package io.github.redislock.core;
 
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,9 +70,9 @@ public final class LockMetricNames {
 	 */
 	static final class Derived {
 
-		private final java.util.Set<String> names = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		private final Set<String> names = ConcurrentHashMap.newKeySet();
 
-		private final java.util.concurrent.atomic.AtomicBoolean warned = new java.util.concurrent.atomic.AtomicBoolean();
+		private final AtomicBoolean warned = new AtomicBoolean();
 
 		String bounded(String name) {
 			if (this.names.contains(name)) {
@@ -79,7 +83,7 @@ public final class LockMetricNames {
 				return name;
 			}
 			if (this.warned.compareAndSet(false, true)) {
-				org.apache.commons.logging.LogFactory.getLog(LockMetricNames.class)
+				LogFactory.getLog(LockMetricNames.class)
 					.warn("More than " + MAX_DERIVED + " distinct lock names seen by one lock template; further ones"
 							+ " are measured under the name tag '" + OTHER + "'. Name locks 'prefix:variable part'"
 							+ " (the tag is the prefix), or use the annotations, whose tag is the declared name");

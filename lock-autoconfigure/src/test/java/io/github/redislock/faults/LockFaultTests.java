@@ -76,6 +76,28 @@ class LockFaultTests {
 		return template;
 	}
 
+	/**
+	 * Take the lock on another thread, run {@code beforeRelease}, then release it while
+	 * the proxy swallows the answer; once the release has run, cut the connections, so
+	 * that Lettuce sends the release again on the new one.
+	 */
+	private void holdThenReleaseWithTheAnswerLost(TcpProxy proxy, RedisLock lock, Runnable beforeRelease)
+			throws Exception {
+		CompletableFuture<Long> held = new CompletableFuture<>();
+		CompletableFuture<Void> released = CompletableFuture.runAsync(() -> {
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			held.complete(lock.fencingToken());
+			beforeRelease.run();
+			proxy.dropReplies();
+			lock.unlock();
+		});
+		held.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
+		proxy.heal();
+		proxy.cutConnections();
+		released.get(30, TimeUnit.SECONDS);
+	}
+
 	private String lockKey() {
 		return "redislock:{" + this.name + "}";
 	}
@@ -284,18 +306,8 @@ class LockFaultTests {
 			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
 			lock.unlock();
 			long evalsBefore = counter.calls("evalsha", "eval");
-			CompletableFuture<Long> held = new CompletableFuture<>();
-			CompletableFuture<Void> released = CompletableFuture.runAsync(() -> {
-				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
-				held.complete(lock.fencingToken());
-				proxy.dropReplies();
-				lock.unlock();
+			holdThenReleaseWithTheAnswerLost(proxy, lock, () -> {
 			});
-			held.get(10, TimeUnit.SECONDS);
-			await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
-			proxy.heal();
-			proxy.cutConnections();
-			released.get(30, TimeUnit.SECONDS);
 			assertThat(counter.calls("evalsha", "eval") - evalsBefore).as("acquire once, the release twice")
 				.isEqualTo(3);
 			assertThat(this.lost).as("and was not taken for a lost lock").isEmpty();
@@ -308,21 +320,10 @@ class LockFaultTests {
 			RedisLock lock = template(proxy.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);
 			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
 			lock.unlock();
-			CompletableFuture<Long> held = new CompletableFuture<>();
-			CompletableFuture<Void> released = CompletableFuture.runAsync(() -> {
-				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
-				held.complete(lock.fencingToken());
-				// A watchdog hold outlived the counter's retention (twice the lease, at
-				// least a minute): the counter is gone when the release runs.
-				this.raw.delete(lockKey() + ":fence");
-				proxy.dropReplies();
-				lock.unlock();
-			});
-			held.get(10, TimeUnit.SECONDS);
-			await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
-			proxy.heal();
-			proxy.cutConnections();
-			released.get(30, TimeUnit.SECONDS);
+			// A watchdog hold outlived the counter's retention (twice the lease, at least
+			// a
+			// minute): the counter is gone when the release runs.
+			holdThenReleaseWithTheAnswerLost(proxy, lock, () -> this.raw.delete(lockKey() + ":fence"));
 			assertThat(this.lost).as("the re-sent release is not taken for a lost lock").isEmpty();
 		}
 	}
