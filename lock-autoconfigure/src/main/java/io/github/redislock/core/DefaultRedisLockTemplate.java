@@ -4,6 +4,7 @@ import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.internal.Printable;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +30,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	private final PendingReleases pendingReleases = new PendingReleases();
 
-	private final java.util.concurrent.atomic.AtomicLong acquisitions = new java.util.concurrent.atomic.AtomicLong();
+	private final AtomicLong acquisitions = new AtomicLong();
 
 	private final LockSettings settings;
 
@@ -236,8 +237,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	String ownerId(long threadId) {
 		// Each acquisition has an identity of its own: an undo or a late release of one
 		// can never touch a later hold of the same thread, and a new hold never passes
-		// for
-		// an old one (it gets a new token). The thread part lets a writer read
+		// for an old one (it gets a new token). The thread part lets a writer read
 		// (downgrade).
 		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
 	}
