@@ -65,7 +65,8 @@ public class RedisLockProperties {
 	/**
 	 * Replicas that must confirm an acquisition (with the WAIT command) before it counts;
 	 * a shortfall releases the lock again and counts as not acquired. 0 turns this off.
-	 * With Sentinel, it keeps an acknowledged lock through a failover.
+	 * With Sentinel, it keeps an acknowledged lock through a failover; on a Cluster, the
+	 * replicas of the master that owns the lock's slot confirm it. Needs Lettuce.
 	 */
 	private int minReplicasAcked = 0;
 

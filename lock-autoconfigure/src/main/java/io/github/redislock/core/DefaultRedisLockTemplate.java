@@ -160,13 +160,19 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	/**
 	 * Return the exception for a lock not acquired within its wait time, with the reason
-	 * the lock type knows (for RedLock: how many nodes granted it).
+	 * the lock type knows (for RedLock: how many nodes granted it; with replica
+	 * acknowledgement: how many replicas confirmed the last attempt, when too few did).
 	 * @param lock the lock
 	 * @param waitTime how long the caller waited
 	 * @return the exception to throw
 	 */
 	public static LockAcquisitionException notAcquired(RedisLock lock, Duration waitTime) {
-		return (lock instanceof RedLock redLock) ? redLock.acquisitionFailure(waitTime)
+		if (lock instanceof RedLock redLock) {
+			return redLock.acquisitionFailure(waitTime);
+		}
+		String shortfall = (lock instanceof AbstractRedisLock redisLock) ? redisLock.template.commands().lastShortfall()
+				: null;
+		return (shortfall != null) ? new LockAcquisitionException(lock.getName(), waitTime, shortfall)
 				: new LockAcquisitionException(lock.getName(), waitTime);
 	}
 

@@ -7,11 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-
-import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.ClassPathResource;
@@ -21,6 +17,7 @@ import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
@@ -49,6 +46,9 @@ final class LockCommands {
 	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
 	static final long NOT_ACKNOWLEDGED = -1;
 
+	/** Why the current thread's last acknowledged acquisition was not acknowledged. */
+	private static final ThreadLocal<@Nullable String> LAST_SHORTFALL = new ThreadLocal<>();
+
 	private final StringRedisTemplate redis;
 
 	private final LockKeys keys;
@@ -63,14 +63,19 @@ final class LockCommands {
 
 	private volatile @Nullable ReplicaAckConnections replicaAckConnections;
 
-	private volatile boolean replicaAckChecked;
-
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
 		this(connectionFactory, keys, 0, 0);
 	}
 
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys, int minReplicasAcked,
 			long replicaAckTimeoutMillis) {
+		if (minReplicasAcked > 0 && !(connectionFactory instanceof LettuceConnectionFactory)) {
+			throw new IllegalStateException("redislock.min-replicas-acked=" + minReplicasAcked
+					+ " needs Lettuce (spring-boot-starter-data-redis's default client): replica acknowledgement"
+					+ " runs WAIT on the connection and node that ran the acquire script, which "
+					+ connectionFactory.getClass().getName() + " does not offer. Use Lettuce, or set"
+					+ " redislock.min-replicas-acked=0");
+		}
 		this.connectionFactory = connectionFactory;
 		this.lettuce = LettuceScripts.of(connectionFactory);
 		this.redis = new StringRedisTemplate(connectionFactory);
@@ -111,46 +116,57 @@ final class LockCommands {
 
 	/**
 	 * Run an acquire script. With replica acknowledgement on, a successful acquisition is
-	 * followed by WAIT on the same connection; when fewer replicas than required confirm
-	 * it, {@code undo} releases it again and {@link #NOT_ACKNOWLEDGED} is returned.
+	 * followed by WAIT on the same connection to the same node; when fewer replicas than
+	 * required confirm it, or its slot moved to another Cluster master meanwhile,
+	 * {@code undo} releases it again and {@link #NOT_ACKNOWLEDGED} is returned (the
+	 * shortfall is then {@link #lastShortfall() kept for this thread}).
 	 */
 	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo) {
 		if (this.minReplicasAcked == 0) {
 			return run(script, keys, args, "acquire");
 		}
-		ReplicaAckConnections dedicated = replicaAckConnections();
-		long[] result = (dedicated != null)
-				? dedicated.acquireAndWait(script, encode(keys, List.of()), encode(args, List.of()),
-						this.minReplicasAcked, this.replicaAckTimeoutMillis)
-				: this.redis.execute((RedisCallback<long[]>) (connection) -> {
-					long token = nonNull(evalSha(connection, script, keys.size(), encode(keys, args)), "acquire");
-					if (token <= 0) {
-						return new long[] { token, 0 };
-					}
-					return new long[] { token, waitForReplicas(connection) };
-				}, true);
-		if (result != null && result[0] > 0 && result[1] < this.minReplicasAcked) {
-			undo.run();
+		LAST_SHORTFALL.remove();
+		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(script, encode(keys, List.of()),
+				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis);
+		if (outcome.moved()) {
+			if (outcome.result() > 0) {
+				undo.run();
+			}
+			LAST_SHORTFALL.set("its Redis Cluster slot moved to another master before the replicas confirmed it");
 			return NOT_ACKNOWLEDGED;
 		}
-		return (result != null) ? result[0] : NOT_ACKNOWLEDGED;
+		if (outcome.result() > 0 && outcome.confirmed() < this.minReplicasAcked) {
+			undo.run();
+			LAST_SHORTFALL.set("only " + outcome.confirmed() + " of " + this.minReplicasAcked
+					+ " required replicas confirmed it within " + this.replicaAckTimeoutMillis
+					+ "ms (redislock.min-replicas-acked, redislock.replica-ack-timeout)");
+			return NOT_ACKNOWLEDGED;
+		}
+		return outcome.result();
+	}
+
+	/**
+	 * Return why the current thread's last acquisition through these commands was not
+	 * acknowledged, or {@code null} when it was, when it failed for another reason, or
+	 * when replica acknowledgement is off.
+	 */
+	@Nullable String lastShortfall() {
+		return (this.minReplicasAcked > 0) ? LAST_SHORTFALL.get() : null;
 	}
 
 	/**
 	 * Return the connections of their own that acknowledged acquisitions use, made on
-	 * first use (the factory's client exists once it has started); {@code null} when the
-	 * factory has none to offer (then its own connections serve, which for a Lettuce
-	 * Cluster is the shared one).
+	 * first use (the factory's client exists once it has started).
 	 */
-	private @Nullable ReplicaAckConnections replicaAckConnections() {
+	private ReplicaAckConnections replicaAckConnections() {
 		ReplicaAckConnections connections = this.replicaAckConnections;
-		if (connections == null && !this.replicaAckChecked) {
+		if (connections == null) {
 			synchronized (this) {
-				if (!this.replicaAckChecked) {
-					this.replicaAckConnections = ReplicaAckConnections.of(this.connectionFactory);
-					this.replicaAckChecked = true;
-				}
 				connections = this.replicaAckConnections;
+				if (connections == null) {
+					connections = ReplicaAckConnections.of((LettuceConnectionFactory) this.connectionFactory);
+					this.replicaAckConnections = connections;
+				}
 			}
 		}
 		return connections;
@@ -163,31 +179,6 @@ final class LockCommands {
 		ReplicaAckConnections connections = this.replicaAckConnections;
 		if (connections != null) {
 			connections.close();
-		}
-	}
-
-	/**
-	 * WAIT covers the writes of one connection, so it runs on the connection that ran the
-	 * acquire script.
-	 * @return how many replicas confirmed
-	 */
-	private long waitForReplicas(RedisConnection connection) {
-		Object nativeConnection = connection.getNativeConnection();
-		if (!(nativeConnection instanceof BaseRedisAsyncCommands<?, ?> commands)) {
-			throw new IllegalStateException("Replica acknowledgement (redislock.min-replicas-acked) needs a Lettuce"
-					+ " connection factory, not " + nativeConnection.getClass().getName());
-		}
-		try {
-			Long acked = commands.waitForReplication(this.minReplicasAcked, this.replicaAckTimeoutMillis)
-				.get(this.replicaAckTimeoutMillis + 5000, TimeUnit.MILLISECONDS);
-			return (acked != null) ? acked : 0;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return 0;
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			return 0;
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.github.redislock.autoconfigure;
 
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 
 import io.github.redislock.aop.DistributedLockAdvisor;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.core.Ordered;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,6 +94,27 @@ class RedisLockAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("'keyPrefix' must not contain"));
+	}
+
+	@Test
+	void replicaAcknowledgementWithoutLettuceFailsAtStart() {
+		// A connection factory of another client; the failure comes before any call.
+		RedisConnectionFactory otherClient = (RedisConnectionFactory) Proxy.newProxyInstance(
+				getClass().getClassLoader(), new Class<?>[] { RedisConnectionFactory.class },
+				(proxy, method, args) -> switch (method.getName()) {
+					case "toString" -> "OtherClientConnectionFactory";
+					case "hashCode" -> System.identityHashCode(proxy);
+					case "equals" -> proxy == args[0];
+					default -> throw new UnsupportedOperationException(method.getName());
+				});
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RedisLockAutoConfiguration.class))
+			.withBean(RedisConnectionFactory.class, () -> otherClient)
+			.withPropertyValues("redislock.min-replicas-acked=1")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redislock.min-replicas-acked=1 needs Lettuce")
+				.hasMessageContaining("redislock.min-replicas-acked=0"));
 	}
 
 	static class UserTemplate implements RedisLockTemplate {

@@ -42,7 +42,7 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 		try {
 			for (int i = 0; i < 6; i++) {
 				nodes.add(LocalRedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "5000"));
+						"--cluster-node-timeout", "5000", "--repl-diskless-sync-delay", "0"));
 			}
 			RedisCluster cluster = new RedisCluster(nodes);
 			cluster.join();
@@ -80,6 +80,10 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 			}
 			await("cluster_state:ok on every node",
 					() -> commands.stream().allMatch((node) -> node.clusterInfo().contains("cluster_state:ok")));
+			await("every replica in sync with its master",
+					() -> commands.subList(3, 6)
+						.stream()
+						.allMatch((node) -> node.info("replication").contains("master_link_status:up")));
 			connections.forEach(StatefulRedisConnection::close);
 		}
 		finally {
@@ -147,6 +151,102 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 
 	public List<LocalRedisServer> nodes() {
 		return this.nodes;
+	}
+
+	/**
+	 * Return the node (3, 4 or 5) that the cluster was built with as the replica of a
+	 * master (0, 1 or 2).
+	 */
+	public LocalRedisServer replicaOf(int master) {
+		return this.nodes.get(master + 3);
+	}
+
+	/**
+	 * Run commands on one node, on a plain connection of its own (in READONLY mode, so
+	 * that a replica answers reads of its master's keys).
+	 */
+	public <T> T onNode(int node, java.util.function.Function<RedisCommands<String, String>, T> commands) {
+		RedisClient client = RedisClient.create();
+		try (StatefulRedisConnection<String, String> connection = client
+			.connect(RedisURI.create(this.nodes.get(node).host(), this.nodes.get(node).port()))) {
+			// Replicas answer reads of their master's keys only in READONLY mode.
+			connection.sync().readOnly();
+			return commands.apply(connection.sync());
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("Node " + node + " (" + this.nodes.get(node) + ") failed: " + ex, ex);
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
+	}
+
+	/**
+	 * Return how often a node has run a command since it started or since
+	 * {@link #resetStatistics()} (from {@code INFO commandstats}).
+	 */
+	public long calls(int node, String command) {
+		String stats = onNode(node, (commands) -> commands.info("commandstats"));
+		String prefix = "cmdstat_" + command.toLowerCase(java.util.Locale.ROOT) + ":calls=";
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith(prefix)) {
+				String rest = line.substring(prefix.length());
+				int end = rest.indexOf(',');
+				return Long.parseLong((end < 0) ? rest : rest.substring(0, end));
+			}
+		}
+		return 0;
+	}
+
+	/**
+	 * Reset the command statistics of every node ({@code CONFIG RESETSTAT}).
+	 */
+	public void resetStatistics() {
+		for (int node = 0; node < this.nodes.size(); node++) {
+			onNode(node, RedisCommands::configResetstat);
+		}
+	}
+
+	/**
+	 * Move one slot, with its keys, from one master to another, as {@code redis-cli
+	 * --cluster reshard} does: IMPORTING on the target, MIGRATING on the source, MIGRATE
+	 * of its keys, then the new owner announced to every master. Replicas are not asked
+	 * (one may be frozen); they learn it from their masters. Replicas are not asked (one
+	 * may be frozen); they learn it from their masters.
+	 */
+	public void moveSlot(int slot, int from, int to) {
+		String fromId = onNode(from, RedisCommands::clusterMyId);
+		String toId = onNode(to, RedisCommands::clusterMyId);
+		LocalRedisServer target = this.nodes.get(to);
+		onNode(to, (commands) -> commands.clusterSetSlotImporting(slot, fromId));
+		onNode(from, (commands) -> {
+			commands.clusterSetSlotMigrating(slot, toId);
+			List<String> keys;
+			while (!(keys = commands.clusterGetKeysInSlot(slot, 100)).isEmpty()) {
+				commands.migrate(target.host(), target.port(), 0, 5000, io.lettuce.core.MigrateArgs.Builder.keys(keys));
+			}
+			return null;
+		});
+		for (int master : new int[] { to, from, 3 - to - from }) {
+			onNode(master, (commands) -> commands.clusterSetSlotNode(slot, toId));
+		}
+		await("every master to see slot " + slot + " on its new master", () -> java.util.stream.IntStream.range(0, 3)
+			.allMatch((node) -> onNode(node, (commands) -> commands.clusterSlots()).stream()
+				.map(List.class::cast)
+				.anyMatch((range) -> ((Number) range.get(0)).intValue() <= slot
+						&& ((Number) range.get(1)).intValue() >= slot
+						&& ((List<?>) range.get(2)).get(1).toString().equals(Integer.toString(target.port())))));
+	}
+
+	/**
+	 * Promote a replica to master at once ({@code CLUSTER FAILOVER TAKEOVER}), as an
+	 * operator does when its master died, and wait until the cluster is ok again.
+	 */
+	public void takeOver(int replica) {
+		onNode(replica, (commands) -> commands.clusterFailover(false, true));
+		await("node " + replica + " to be master and the cluster ok",
+				() -> onNode(replica, (commands) -> commands.info("replication")).contains("role:master")
+						&& onNode(replica, RedisCommands::clusterInfo).contains("cluster_state:ok"));
 	}
 
 	@Override
