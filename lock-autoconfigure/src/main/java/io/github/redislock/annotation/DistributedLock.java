@@ -80,4 +80,23 @@ public @interface DistributedLock {
 	 */
 	boolean redlock() default false;
 
+	/**
+	 * Minimum hold, as a duration: after the method returns (normally or not) the lock
+	 * stays taken until at least this long after it was acquired, timed by Redis. For
+	 * {@code @Scheduled} jobs: instances whose ticks (or clocks) differ by less than this
+	 * skip the tick. Must not exceed a fixed {@link #leaseTime()}. Empty: released at
+	 * return.
+	 * @return the minimum hold
+	 */
+	String holdAtLeast() default "";
+
+	/**
+	 * Maximum hold, as a duration: the watchdog stops renewing the lease once the hold
+	 * has lasted this long; the lock then expires at the end of its current lease and is
+	 * reported lost like any lost lock. Must not be shorter than the lease. Empty:
+	 * {@code redislock.max-hold} (no limit by default).
+	 * @return the maximum hold
+	 */
+	String maxHold() default "";
+
 }

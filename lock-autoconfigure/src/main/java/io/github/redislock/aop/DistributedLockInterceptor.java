@@ -64,8 +64,8 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String lockName = operation.lockName(invocation.getArguments());
-		RedisLock lock = operation.type()
-			.lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName);
+		RedisLock lock = operation.bounded(
+				operation.type().lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName));
 		Observation wait = observation("redislock.lock.wait", operation, lockName).start();
 		boolean acquired;
 		try (Observation.Scope scope = wait.openScope()) {

@@ -8,6 +8,7 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 import io.github.redislock.annotation.OnLockFailure;
+import io.github.redislock.core.RedisLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,10 +24,26 @@ import org.jspecify.annotations.Nullable;
  * @param onFailure what to do when not acquired
  * @param fallback the method to call instead when not acquired
  * @param returnType the method's return type
+ * @param holdAtLeast the minimum hold, or {@code null} for none
+ * @param maxHold the maximum hold, or {@code null} for the template's default
  */
 record LockOperation(String description, LockType type, boolean redlock, String name, LockKeyExpressions keys,
 		Duration waitTime, @Nullable Duration leaseTime, OnLockFailure onFailure, @Nullable Method fallback,
-		Class<?> returnType) {
+		Class<?> returnType, @Nullable Duration holdAtLeast, @Nullable Duration maxHold) {
+
+	/**
+	 * Return the lock with this operation's hold bounds.
+	 */
+	RedisLock bounded(RedisLock lock) {
+		RedisLock bounded = lock;
+		if (this.holdAtLeast != null) {
+			bounded = bounded.withHoldAtLeast(this.holdAtLeast);
+		}
+		if (this.maxHold != null) {
+			bounded = bounded.withMaxHold(this.maxHold);
+		}
+		return bounded;
+	}
 
 	String lockName(@Nullable Object[] arguments) {
 		return this.keys.appendTo(this.name, arguments);

@@ -44,6 +44,8 @@ public final class LockOperationSource {
 
 	private final BooleanSupplier redlockAvailable;
 
+	private Supplier<Duration> defaultLeaseTime = () -> Duration.ofSeconds(30);
+
 	/**
 	 * Create a source.
 	 * @param placeholders resolves {@code ${...}} in durations
@@ -55,6 +57,15 @@ public final class LockOperationSource {
 		this.placeholders = placeholders;
 		this.defaultWaitTime = defaultWaitTime;
 		this.redlockAvailable = redlockAvailable;
+	}
+
+	/**
+	 * Set the lease of locks whose annotation sets none, to check {@code maxHold}
+	 * against.
+	 * @param leaseTime the default lease ({@code redislock.lease-time})
+	 */
+	public void setDefaultLeaseTime(Supplier<Duration> leaseTime) {
+		this.defaultLeaseTime = leaseTime;
 	}
 
 	/**
@@ -157,9 +168,41 @@ public final class LockOperationSource {
 		Duration leaseTime = duration(description, "leaseTime", annotation.getString("leaseTime"), false);
 		Method fallback = fallback(description, method,
 				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.getString("fallback"));
+		String holdAtLeastText = annotation.getString("holdAtLeast");
+		String maxHoldText = annotation.getString("maxHold");
+		Duration holdAtLeast = duration(description, "holdAtLeast", holdAtLeastText, true);
+		Duration maxHold = duration(description, "maxHold", maxHoldText, false);
+		checkHoldBounds(description, leaseTime, holdAtLeast, holdAtLeastText, maxHold, maxHoldText);
 		return new LockOperation(description, type, redlock, name, keys,
 				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
-				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType);
+				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType,
+				(holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
+	}
+
+	private void checkHoldBounds(String description, @Nullable Duration leaseTime, @Nullable Duration holdAtLeast,
+			String holdAtLeastText, @Nullable Duration maxHold, String maxHoldText) {
+		if (holdAtLeast != null && leaseTime != null && holdAtLeast.compareTo(leaseTime) > 0) {
+			throw new InvalidLockDefinitionException(
+					description + ": holdAtLeast '" + holdAtLeastText + "' (" + holdAtLeast
+							+ ") is longer than the fixed leaseTime (" + leaseTime
+							+ "), so the lock would expire before it",
+					"Shorten holdAtLeast, lengthen leaseTime, or remove leaseTime (the watchdog keeps the lock"
+							+ " while the method runs)");
+		}
+		if (maxHold != null && leaseTime != null) {
+			throw new InvalidLockDefinitionException(
+					description + ": maxHold '" + maxHoldText + "' has no effect with a fixed leaseTime (" + leaseTime
+							+ "): that lease is never renewed",
+					"Remove maxHold (the lock expires after leaseTime), or remove leaseTime to have the watchdog"
+							+ " renew it up to maxHold");
+		}
+		Duration lease = this.defaultLeaseTime.get();
+		if (maxHold != null && maxHold.compareTo(lease) < 0) {
+			throw new InvalidLockDefinitionException(
+					description + ": maxHold '" + maxHoldText + "' (" + maxHold + ") is shorter than the lease ("
+							+ lease + ", redislock.lease-time)",
+					"Make maxHold at least the lease, or shorten redislock.lease-time");
+		}
 	}
 
 	private @Nullable Duration duration(String description, String attribute, String text, boolean zeroAllowed) {

@@ -51,7 +51,8 @@ public final class RedLockAutoConfiguration {
 			ApplicationEventPublisher eventPublisher) {
 		RedisLockProperties.Redlock redlock = properties.getRedlock();
 		RedLockTemplate template = new RedLockTemplate(connections.factories(),
-				new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(), properties.getOnLockLost()),
+				new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(), properties.getOnLockLost())
+					.withMaxHold(properties.getMaxHold()),
 				new RedLockSettings(redlock.getNodeTimeout(), redlock.getRetryDelay(), redlock.getClockDriftFactor()));
 		template.setLockLostListener(eventPublisher::publishEvent);
 		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());

@@ -42,9 +42,11 @@ public final class RedisLockAnnotationAutoConfiguration {
 	@ConditionalOnMissingBean
 	static LockOperationSource redisLockOperationSource(Environment environment,
 			ObjectProvider<RedisLockProperties> properties, ListableBeanFactory beanFactory) {
-		return new LockOperationSource(environment,
+		LockOperationSource source = new LockOperationSource(environment,
 				() -> properties.getIfAvailable(RedisLockProperties::new).getWaitTime(),
 				() -> beanFactory.containsBean(REDLOCK_TEMPLATE));
+		source.setDefaultLeaseTime(() -> properties.getIfAvailable(RedisLockProperties::new).getLeaseTime());
+		return source;
 	}
 
 	@Bean

@@ -32,7 +32,8 @@ public final class RedisLockAutoConfiguration {
 	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
 			ApplicationEventPublisher eventPublisher) {
 		LockSettings settings = new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(),
-				properties.getOnLockLost(), properties.getMinReplicasAcked(), properties.getReplicaAckTimeout());
+				properties.getOnLockLost(), properties.getMinReplicasAcked(), properties.getReplicaAckTimeout(),
+				properties.getMaxHold());
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory, settings);
 		template.setLockLostListener(eventPublisher::publishEvent);
 		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redislock.core.OnLockLost;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -74,6 +75,14 @@ public class RedisLockProperties {
 	 * How long an acquisition waits for the replicas' confirmation.
 	 */
 	private Duration replicaAckTimeout = Duration.ofMillis(100);
+
+	/**
+	 * How long the watchdog renews a lock at most: once a hold has lasted this long, its
+	 * lease is no longer renewed, so the lock expires at the end of it and is reported
+	 * lost (a hung holder cannot keep it forever). Not shorter than lease-time. None by
+	 * default; the maxHold attribute of an annotation overrides it.
+	 */
+	private @Nullable Duration maxHold;
 
 	private final Queue queue = new Queue();
 
@@ -153,6 +162,14 @@ public class RedisLockProperties {
 
 	public void setMinReplicasAcked(int minReplicasAcked) {
 		this.minReplicasAcked = minReplicasAcked;
+	}
+
+	public @Nullable Duration getMaxHold() {
+		return this.maxHold;
+	}
+
+	public void setMaxHold(@Nullable Duration maxHold) {
+		this.maxHold = maxHold;
 	}
 
 	public Duration getReplicaAckTimeout() {

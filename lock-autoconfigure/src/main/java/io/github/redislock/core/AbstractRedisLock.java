@@ -28,8 +28,8 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	/** Key that waiters wait on and release messages name. */
 	protected final String signalKey;
 
-	AbstractRedisLock(DefaultRedisLockTemplate template, String name, String key, String signalKey) {
-		super(name, key);
+	AbstractRedisLock(DefaultRedisLockTemplate template, String name, String key, String signalKey, HoldBounds bounds) {
+		super(name, key, bounds);
 		this.template = template;
 		this.signalKey = signalKey;
 	}
@@ -58,10 +58,12 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * Release the lock if {@code owner} holds it.
 	 * @param token the hold's fencing token, or 0 when unknown (undoing an acquire whose
 	 * answer never came)
+	 * @param holdAtLeastMillis keep the hold until this long after the token was issued
+	 * instead of deleting it (0: delete now)
 	 * @return 1 released (also when this is a re-sent run of a release that already
 	 * released it), 0 the hold was gone, -1 another owner holds it
 	 */
-	abstract long tryRelease(String owner, long token);
+	abstract long tryRelease(String owner, long token, long holdAtLeastMillis);
 
 	/**
 	 * Return the kind of lock, for metrics.
@@ -148,7 +150,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					}
 					// The script may have run before the interrupt: undo it,
 					// owner-checked.
-					tryRelease(owner, 0);
+					tryRelease(owner, 0, 0);
 					if (interruptible) {
 						throw (InterruptedException) new InterruptedException(
 								"Interrupted while acquiring lock '" + Printable.of(this.name) + "'")
@@ -159,7 +161,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				}
 				if (result > 0) {
 					LockHold hold = new LockHold(this.name, this.key, owner, threadId, result, leaseTime == null, sent,
-							TimeUnit.MILLISECONDS.toNanos(leaseMillis), kind(), metricName);
+							TimeUnit.MILLISECONDS.toNanos(leaseMillis), kind(), metricName, this.bounds);
 					this.template.holds().add(hold);
 					LockContext.entered(hold);
 					acquired = true;
@@ -171,6 +173,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				if (remaining <= 0) {
 					failed = false;
 					observer.notAcquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start), false);
+					if (logger.isDebugEnabled()) {
+						logger.debug(notAcquired(result, waitNanos));
+					}
 					return false;
 				}
 				if (waiter == null) {
@@ -219,6 +224,37 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 	}
 
+	/**
+	 * Say why an acquisition (a skipped run, say) ended without the lock, naming the
+	 * instance that holds it; costs a read, so only for the debug log.
+	 */
+	private String notAcquired(long result, long waitNanos) {
+		String prefix = "Lock '" + Printable.of(this.name) + "' (" + kind().tag() + ") not acquired within "
+				+ Duration.ofNanos(Math.max(0, waitNanos)) + ": ";
+		if (result == LockCommands.NOT_ACKNOWLEDGED) {
+			String shortfall = this.template.commands().lastShortfall();
+			if (shortfall != null) {
+				return prefix + "not acknowledged, " + shortfall;
+			}
+		}
+		String holder;
+		try {
+			holder = this.template.commands().owner(this.signalKey);
+		}
+		catch (RuntimeException ex) {
+			holder = null;
+		}
+		long leaseLeft = (result <= -RESERVED_FOR_WRITER) ? -result - RESERVED_FOR_WRITER : -result;
+		if (holder == null) {
+			return prefix + ((kind() == LockKind.EXCLUSIVE) ? "held (it expired just now)"
+					: "held by readers, or reserved for a waiting writer") + ", " + leaseLeft + "ms left";
+		}
+		String instance = holder.substring(0, Math.max(0, holder.indexOf(':')));
+		return prefix + "held by instance " + Printable.of(instance)
+				+ (instance.equals(this.template.instanceId()) ? " (this one, another thread or call)" : "")
+				+ ", lease left " + leaseLeft + "ms";
+	}
+
 	private void giveUp(String owner) {
 		try {
 			gaveUp(owner);
@@ -235,11 +271,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
 		long result;
 		try {
-			result = release(hold.owner(), hold.token());
+			result = release(hold.owner(), hold.token(), hold.holdAtLeastMillis());
 		}
 		catch (RuntimeException ex) {
 			// The hold may still be in Redis: send the release again later.
-			this.template.pendingReleases().failed(this, hold.owner(), hold.token());
+			this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
 			throw ex;
 		}
 		this.template.signals().signal(this.signalKey);
@@ -251,9 +287,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				(result == 0) ? "it had expired or was deleted when released" : "another owner held it when released");
 	}
 
-	private long release(String owner, long token) {
+	private long release(String owner, long token, long holdAtLeastMillis) {
 		try {
-			return tryRelease(owner, token);
+			return tryRelease(owner, token, holdAtLeastMillis);
 		}
 		catch (RuntimeException ex) {
 			if (!interruptedDuring(ex)) {
@@ -261,7 +297,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 			// An interrupt must not leave the lock behind for the rest of its lease.
 			try {
-				return tryRelease(owner, token);
+				return tryRelease(owner, token, holdAtLeastMillis);
 			}
 			finally {
 				Thread.currentThread().interrupt();
@@ -287,7 +323,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 */
 	private void undo(String owner, Throwable failure) {
 		try {
-			tryRelease(owner, 0);
+			tryRelease(owner, 0, 0);
 		}
 		catch (RuntimeException undoFailed) {
 			failure.addSuppressed(undoFailed);

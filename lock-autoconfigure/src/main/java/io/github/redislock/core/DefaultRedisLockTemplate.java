@@ -2,11 +2,14 @@ package io.github.redislock.core;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.internal.Printable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -25,6 +28,8 @@ import org.springframework.util.Assert;
  * connection factory it depends on stops; {@link #destroy()} stops the watchdog.
  */
 public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecycle, DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
 
 	private final String instanceId = UUID.randomUUID().toString();
 
@@ -117,12 +122,13 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name));
+		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
 	}
 
 	@Override
 	public RedisReadWriteLock getReadWriteLock(String name) {
-		return new DefaultRedisReadWriteLock(this, name, this.keys.readWriteKeys(name));
+		return new DefaultRedisReadWriteLock(this, name, this.keys.readWriteKeys(name),
+				HoldBounds.of(this.settings.maxHold()));
 	}
 
 	@Override
@@ -197,12 +203,53 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	}
 
 	/**
-	 * Close the pub/sub subscription; a later wait opens it again.
+	 * Release every lock this instance still holds (owner-checked, keeping what remains
+	 * of a hold-at-least), so that a redeploy does not block other instances for a whole
+	 * lease, and close the pub/sub subscription; a later wait opens it again. Runs before
+	 * the connection factory stops (this template stops in a later phase).
 	 */
 	@Override
 	public void stop() {
+		releaseHeldLocks();
 		this.signals.unsubscribe();
 		this.running = false;
+	}
+
+	/**
+	 * Release every hold of this instance in Redis: each is marked lost first ("the
+	 * application released it at shutdown"), so work that still runs under it sees
+	 * {@link LockContext#isHeld()} false, and its own unlock later reports the loss.
+	 */
+	void releaseHeldLocks() {
+		List<String> released = new ArrayList<>();
+		for (LockHold hold : this.holds.all()) {
+			if (!hold.markLost("the application released it when it shut down, while the work still ran")) {
+				continue;
+			}
+			try {
+				releaseAtShutdown(hold);
+				released.add(Printable.of(hold.name()) + ((hold.holdAtLeastMillis() > 0) ? " (kept for what remains of "
+						+ Duration.ofMillis(hold.holdAtLeastMillis()) + " after its acquisition)" : ""));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release lock '" + Printable.of(hold.name())
+						+ "' at shutdown; it expires with its lease: " + ex);
+			}
+		}
+		if (!released.isEmpty()) {
+			logger.info("Released " + released.size() + " lock(s) still held at shutdown: " + released);
+		}
+	}
+
+	private void releaseAtShutdown(LockHold hold) {
+		if (hold.kind() == LockKind.EXCLUSIVE) {
+			this.commands.release(hold.key(), hold.owner(), hold.token(), this.signals.releaseMessage(hold.key()),
+					hold.holdAtLeastMillis());
+			return;
+		}
+		LockKeys.ReadWriteKeys keys = this.keys.readWriteKeys(hold.name());
+		this.readWriteCommands.release(keys, hold.kind() == LockKind.WRITE, hold.owner(), hold.token(),
+				this.signals.releaseMessage(keys.write()), hold.holdAtLeastMillis());
 	}
 
 	@Override
@@ -212,6 +259,8 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 
 	@Override
 	public void destroy() throws Exception {
+		// Done already when stopped as a lifecycle bean; not when created by hand.
+		releaseHeldLocks();
 		this.watchdog.close();
 		this.signals.close();
 		this.losses.close();
@@ -246,6 +295,18 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 		// for an old one (it gets a new token). The thread part lets a writer read
 		// (downgrade).
 		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
+	}
+
+	/**
+	 * Stop renewing without releasing anything: what a process that died does to its
+	 * locks. For tests that play a crash.
+	 */
+	void stopRenewing() {
+		this.watchdog.close();
+	}
+
+	String instanceId() {
+		return this.instanceId;
 	}
 
 	long leaseMillis() {

@@ -30,9 +30,9 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 	private final WriteSide writeLock;
 
-	DefaultRedisReadWriteLock(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
-		this.readLock = new ReadSide(template, name, keys);
-		this.writeLock = new WriteSide(template, name, keys);
+	DefaultRedisReadWriteLock(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
+		this.readLock = new ReadSide(template, name, keys, bounds);
+		this.writeLock = new WriteSide(template, name, keys, bounds);
 	}
 
 	@Override
@@ -52,9 +52,14 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 		private final ReadWriteKeys keys;
 
-		ReadSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
-			super(template, name, keys.readers(), keys.write());
+		ReadSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
+			super(template, name, keys.readers(), keys.write(), bounds);
 			this.keys = keys;
+		}
+
+		@Override
+		ReadSide withBounds(HoldBounds bounds) {
+			return new ReadSide(this.template, this.name, this.keys, bounds);
 		}
 
 		@Override
@@ -69,8 +74,9 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryRelease(String owner, long token) {
-			return this.template.readWriteCommands().release(this.keys, false, owner, token, releaseMessage());
+		long tryRelease(String owner, long token, long holdAtLeastMillis) {
+			return this.template.readWriteCommands()
+				.release(this.keys, false, owner, token, releaseMessage(), holdAtLeastMillis);
 		}
 
 		@Override
@@ -101,9 +107,14 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 		private final ReadWriteKeys keys;
 
-		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys) {
-			super(template, name, keys.write(), keys.write());
+		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
+			super(template, name, keys.write(), keys.write(), bounds);
 			this.keys = keys;
+		}
+
+		@Override
+		WriteSide withBounds(HoldBounds bounds) {
+			return new WriteSide(this.template, this.name, this.keys, bounds);
 		}
 
 		@Override
@@ -127,8 +138,9 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryRelease(String owner, long token) {
-			return this.template.readWriteCommands().release(this.keys, true, owner, token, releaseMessage());
+		long tryRelease(String owner, long token, long holdAtLeastMillis) {
+			return this.template.readWriteCommands()
+				.release(this.keys, true, owner, token, releaseMessage(), holdAtLeastMillis);
 		}
 
 		@Override

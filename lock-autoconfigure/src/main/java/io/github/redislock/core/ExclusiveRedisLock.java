@@ -8,8 +8,13 @@ import java.time.Duration;
  */
 final class ExclusiveRedisLock extends AbstractRedisLock {
 
-	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key) {
-		super(template, name, key, key);
+	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key, HoldBounds bounds) {
+		super(template, name, key, key, bounds);
+	}
+
+	@Override
+	ExclusiveRedisLock withBounds(HoldBounds bounds) {
+		return new ExclusiveRedisLock(this.template, this.name, this.key, bounds);
 	}
 
 	@Override
@@ -23,8 +28,8 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	}
 
 	@Override
-	long tryRelease(String owner, long token) {
-		return this.template.commands().release(this.key, owner, token, releaseMessage());
+	long tryRelease(String owner, long token, long holdAtLeastMillis) {
+		return this.template.commands().release(this.key, owner, token, releaseMessage(), holdAtLeastMillis);
 	}
 
 	@Override

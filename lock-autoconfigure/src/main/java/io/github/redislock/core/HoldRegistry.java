@@ -34,7 +34,7 @@ final class HoldRegistry {
 	List<LockHold> watchdogHolds() {
 		List<LockHold> result = new ArrayList<>();
 		for (LockHold hold : this.holds.values()) {
-			if (hold.watchdog()) {
+			if (hold.renewable()) {
 				result.add(hold);
 			}
 		}

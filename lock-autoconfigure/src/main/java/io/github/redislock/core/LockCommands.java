@@ -111,7 +111,7 @@ final class LockCommands {
 		return acquiring(
 				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				() -> release(lockKey, owner, 0, releaseMessage));
+				() -> release(lockKey, owner, 0, releaseMessage, 0));
 	}
 
 	/**
@@ -230,12 +230,16 @@ final class LockCommands {
 	 * Release the lock if {@code owner} holds it; {@code message} goes to the release
 	 * channel when someone waits. With the hold's fencing token (0 when unknown), a run
 	 * of this release that the client re-sends after a reconnect is recognised and
-	 * answers 1 again.
-	 * @return 1 released, 0 no lock there, -1 held by another owner (left untouched)
+	 * answers 1 again. With {@code holdAtLeastMillis}, the lock stays ours until that
+	 * long after the token was issued (by this server's clock; without a token, from now)
+	 * and only then expires.
+	 * @return 1 released (or kept for its hold-at-least), 0 no lock there, -1 held by
+	 * another owner (left untouched)
 	 */
-	long release(String lockKey, String owner, long token, String message) {
-		return run(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
-				List.of(owner, this.keys.channel(), message, Long.toString(token), Long.toString(fenceRetention(0))),
+	long release(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
+		return run(
+				RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, this.keys.channel(), message,
+						Long.toString(token), Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis)),
 				"release");
 	}
 
@@ -261,6 +265,15 @@ final class LockCommands {
 			}
 		}
 		return renewed;
+	}
+
+	/**
+	 * Return the owner id written in a lock hash (exclusive lock or write side), or
+	 * {@code null} when there is none.
+	 */
+	@Nullable String owner(String lockKey) {
+		Object owner = this.redis.opsForHash().get(lockKey, "owner");
+		return (owner != null) ? owner.toString() : null;
 	}
 
 	boolean exists(String lockKey) {

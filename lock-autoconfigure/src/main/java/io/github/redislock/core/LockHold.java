@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,6 +35,14 @@ final class LockHold {
 	/** Only the owning thread changes it. */
 	private int count = 1;
 
+	/**
+	 * How long after acquisition the lock stays taken (0: released at the last unlock).
+	 */
+	private volatile long holdAtLeastMillis;
+
+	/** How long the watchdog renews it (0: for as long as it is held). */
+	private final long maxHoldNanos;
+
 	private volatile long deadlineNanos;
 
 	private volatile @Nullable String lostReason;
@@ -45,7 +54,9 @@ final class LockHold {
 	private boolean released;
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
-			long leaseNanos, LockKind kind, String metricName) {
+			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds) {
+		this.holdAtLeastMillis = bounds.holdAtLeastMillis();
+		this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(bounds.maxHoldMillis());
 		this.kind = kind;
 		this.metricName = metricName;
 		this.name = name;
@@ -98,11 +109,32 @@ final class LockHold {
 		return this.acquiredNanos;
 	}
 
-	void reenter() {
+	void reenter(HoldBounds bounds) {
 		if (!isHeld()) {
 			throw new LockLostException(this.name, this.token, "cannot re-enter, " + lostReason());
 		}
 		this.count++;
+		// A nested call asking for a longer hold-at-least gets it; the time still counts
+		// from the first acquisition.
+		if (bounds.holdAtLeastMillis() > this.holdAtLeastMillis) {
+			this.holdAtLeastMillis = bounds.holdAtLeastMillis();
+		}
+	}
+
+	long holdAtLeastMillis() {
+		return this.holdAtLeastMillis;
+	}
+
+	/**
+	 * Whether the watchdog renews this hold now: a watchdog hold that has not reached its
+	 * maximum hold time.
+	 */
+	boolean renewable() {
+		return this.watchdog && !maxHoldReached();
+	}
+
+	boolean maxHoldReached() {
+		return this.maxHoldNanos > 0 && System.nanoTime() - this.acquiredNanos >= this.maxHoldNanos;
 	}
 
 	/**
@@ -169,7 +201,19 @@ final class LockHold {
 
 	String lostReason() {
 		String reason = this.lostReason;
-		return (reason != null) ? reason : "its lease ran out before a renewal reached Redis";
+		return (reason != null) ? reason : expiryReason();
+	}
+
+	/**
+	 * Why the lease ran out: the watchdog stopped at the maximum hold time, or no renewal
+	 * reached Redis in time.
+	 */
+	String expiryReason() {
+		if (this.watchdog && maxHoldReached()) {
+			return "it reached its maxHold of " + Duration.ofNanos(this.maxHoldNanos)
+					+ ", so the watchdog stopped renewing it and its lease ran out";
+		}
+		return "its lease ran out before a renewal reached Redis";
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.redislock.core;
 import java.time.Duration;
 
 import io.github.redislock.internal.HashTags;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
 
@@ -16,9 +17,11 @@ import org.springframework.util.Assert;
  * @param minReplicasAcked replicas that must confirm an acquisition (with WAIT) before it
  * counts; 0: none
  * @param replicaAckTimeout how long to wait for those confirmations
+ * @param maxHold how long the watchdog renews a hold at most, unless the lock says
+ * otherwise ({@link RedisLock#withMaxHold}); {@code null}: no limit
  */
 public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost, int minReplicasAcked,
-		Duration replicaAckTimeout) {
+		Duration replicaAckTimeout, @Nullable Duration maxHold) {
 
 	/**
 	 * Defaults: prefix {@code redislock}, 30 second lease, throw on lost locks.
@@ -29,6 +32,11 @@ public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLo
 		this(keyPrefix, leaseTime, onLockLost, 0, Duration.ofMillis(100));
 	}
 
+	public LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost, int minReplicasAcked,
+			Duration replicaAckTimeout) {
+		this(keyPrefix, leaseTime, onLockLost, minReplicasAcked, replicaAckTimeout, null);
+	}
+
 	public LockSettings {
 		HashTags.checkPrefix(keyPrefix);
 		Assert.notNull(leaseTime, "'leaseTime' must not be null");
@@ -36,20 +44,28 @@ public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLo
 		Assert.notNull(onLockLost, "'onLockLost' must not be null");
 		Assert.isTrue(minReplicasAcked >= 0, "'minReplicasAcked' must not be negative");
 		Assert.isTrue(replicaAckTimeout.toMillis() > 0, "'replicaAckTimeout' must be positive");
+		Assert.isTrue(maxHold == null || maxHold.compareTo(leaseTime) >= 0,
+				() -> "'maxHold' (" + maxHold + ") must not be shorter than 'leaseTime' (" + leaseTime + ")");
 	}
 
 	public LockSettings withLeaseTime(Duration leaseTime) {
 		return new LockSettings(this.keyPrefix, leaseTime, this.onLockLost, this.minReplicasAcked,
-				this.replicaAckTimeout);
+				this.replicaAckTimeout, this.maxHold);
 	}
 
 	public LockSettings withOnLockLost(OnLockLost onLockLost) {
 		return new LockSettings(this.keyPrefix, this.leaseTime, onLockLost, this.minReplicasAcked,
-				this.replicaAckTimeout);
+				this.replicaAckTimeout, this.maxHold);
 	}
 
 	public LockSettings withReplicaAcknowledgement(int minReplicasAcked, Duration replicaAckTimeout) {
-		return new LockSettings(this.keyPrefix, this.leaseTime, this.onLockLost, minReplicasAcked, replicaAckTimeout);
+		return new LockSettings(this.keyPrefix, this.leaseTime, this.onLockLost, minReplicasAcked, replicaAckTimeout,
+				this.maxHold);
+	}
+
+	public LockSettings withMaxHold(@Nullable Duration maxHold) {
+		return new LockSettings(this.keyPrefix, this.leaseTime, this.onLockLost, this.minReplicasAcked,
+				this.replicaAckTimeout, maxHold);
 	}
 
 }

@@ -20,8 +20,8 @@ final class PendingReleases {
 
 	private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-	void failed(AbstractRedisLock lock, String owner, long token) {
-		this.pending.put(owner, new Pending(lock, owner, token));
+	void failed(AbstractRedisLock lock, String owner, long token, long holdAtLeastMillis) {
+		this.pending.put(owner, new Pending(lock, owner, token, holdAtLeastMillis));
 	}
 
 	/**
@@ -47,7 +47,7 @@ final class PendingReleases {
 
 	private void retry(Pending release) {
 		try {
-			release.lock().tryRelease(release.owner(), release.token());
+			release.lock().tryRelease(release.owner(), release.token(), release.holdAtLeastMillis());
 			// Released now, or gone already, or another owner's: nothing left to do.
 			this.pending.remove(release.owner(), release);
 		}
@@ -61,7 +61,7 @@ final class PendingReleases {
 		return this.pending.size();
 	}
 
-	private record Pending(AbstractRedisLock lock, String owner, long token) {
+	private record Pending(AbstractRedisLock lock, String owner, long token, long holdAtLeastMillis) {
 	}
 
 }

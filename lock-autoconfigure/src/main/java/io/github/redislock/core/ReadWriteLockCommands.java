@@ -49,17 +49,21 @@ final class ReadWriteLockCommands {
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
 						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r",
 						owner.substring(0, owner.lastIndexOf(':') + 1)),
-				() -> release(keys, write, owner, 0, releaseMessage));
+				() -> release(keys, write, owner, 0, releaseMessage, 0));
 	}
 
 	/**
-	 * @return 1 released, 0 the hold was gone, -1 another owner holds the write side
+	 * @param holdAtLeastMillis keep the hold until this long after the token was issued
+	 * (0: release now)
+	 * @return 1 released (or kept for its hold-at-least), 0 the hold was gone, -1 another
+	 * owner holds the write side
 	 */
-	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message) {
-		return this.commands.run(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
-				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
-						Long.toString(LockCommands.fenceRetention(0))),
-				"release");
+	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message, long holdAtLeastMillis) {
+		return this.commands
+			.run(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
+					List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
+							Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis)),
+					"release");
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

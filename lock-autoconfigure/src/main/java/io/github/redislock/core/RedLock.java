@@ -23,9 +23,14 @@ final class RedLock extends ThreadOwnedLock {
 
 	private final RedLockTemplate template;
 
-	RedLock(RedLockTemplate template, String name, String key) {
-		super(name, key);
+	RedLock(RedLockTemplate template, String name, String key, HoldBounds bounds) {
+		super(name, key, bounds);
 		this.template = template;
+	}
+
+	@Override
+	RedLock withBounds(HoldBounds bounds) {
+		return new RedLock(this.template, this.name, this.key, bounds);
 	}
 
 	@Override
@@ -36,7 +41,6 @@ final class RedLock extends ThreadOwnedLock {
 	@Override
 	boolean acquireNew(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
 			throws InterruptedException {
-		String owner = this.template.ownerId(threadId);
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
 		RedLockSettings redlock = this.template.redlock();
 		int quorum = this.template.getQuorum();
@@ -48,6 +52,10 @@ final class RedLock extends ThreadOwnedLock {
 				// Checked before anything is sent: nothing to undo.
 				throw new InterruptedException("Interrupted while acquiring lock '" + Printable.of(this.name) + "'");
 			}
+			// An identity per attempt: the undo of an attempt whose answers came
+			// late reaches the nodes in no set order with the next attempt, and
+			// must never remove what that one was granted.
+			String owner = this.template.ownerId(threadId);
 			long attemptStart = System.nanoTime();
 			List<@Nullable Long> results = this.template
 				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
@@ -58,14 +66,14 @@ final class RedLock extends ThreadOwnedLock {
 				long token = results.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(1);
 				LockHold hold = new LockHold(this.name, this.key, owner, threadId, token, leaseTime == null,
 						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)),
-						LockKind.EXCLUSIVE, metricName);
+						LockKind.EXCLUSIVE, metricName, boundsFromAnswer(elapsed));
 				this.template.holds().add(hold);
 				LockContext.entered(hold);
 				observer.acquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start));
 				return true;
 			}
 			// Not held: undo the partial grant everywhere, also where no answer came.
-			this.template.onAllNodes((node) -> node.release(this.key, owner, 0, ""));
+			this.template.onAllNodes((node) -> node.release(this.key, owner, 0, "", 0));
 			LAST_GRANTED.get()[0] = (int) granted;
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {
@@ -84,13 +92,36 @@ final class RedLock extends ThreadOwnedLock {
 				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");
 	}
 
+	/**
+	 * Release the hold on every node, owner-checked.
+	 * @return on how many nodes it was still ours
+	 */
+	long releaseOnNodes(LockHold hold) {
+		// The nodes' clocks differ, so a hold-at-least is sent as what remains of it by
+		// this process's clock, counted from when the attempt's answers were in (see
+		// boundsFromAnswer): each node keeps the lock at least that long from now.
+		long keep = Math.max(0,
+				hold.holdAtLeastMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()));
+		List<@Nullable Long> results = this.template
+			.onAllNodes((node) -> node.release(this.key, hold.owner(), 0, "", keep));
+		return results.stream().filter((result) -> result != null && result == 1).count();
+	}
+
+	/**
+	 * The hold's bounds, its hold-at-least lengthened by the attempt's duration: the hold
+	 * counts from when the attempt was sent, the nodes granted it up to that much later.
+	 */
+	private HoldBounds boundsFromAnswer(long attemptMillis) {
+		return (this.bounds.holdAtLeastMillis() > 0)
+				? this.bounds.withHoldAtLeast(this.bounds.holdAtLeastMillis() + attemptMillis) : this.bounds;
+	}
+
 	@Override
 	void releaseLast(LockHold hold) {
 		this.template.losses()
 			.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
-		List<@Nullable Long> results = this.template.onAllNodes((node) -> node.release(this.key, hold.owner(), 0, ""));
-		long released = results.stream().filter((result) -> result != null && result == 1).count();
+		long released = releaseOnNodes(hold);
 		if (released < this.template.getQuorum() || !hold.isHeld()) {
 			this.template.losses()
 				.releasedLost(hold, "only " + released + " of " + this.template.getNodeCount()

@@ -44,6 +44,8 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 
 	private final String instanceId = UUID.randomUUID().toString();
 
+	private final java.util.concurrent.atomic.AtomicLong acquisitions = new java.util.concurrent.atomic.AtomicLong();
+
 	private final List<LockCommands> nodes;
 
 	private final LockSettings settings;
@@ -113,7 +115,7 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new RedLock(this, name, this.keys.lockKey(name));
+		return new RedLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
 	}
 
 	/**
@@ -140,9 +142,19 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 		return this.nodes.size() / 2 + 1;
 	}
 
+	/**
+	 * Release, on every node, the locks this instance still holds (owner-checked, keeping
+	 * what remains of a hold-at-least), so that a redeploy does not block other instances
+	 * for a whole lease; then stop.
+	 */
 	@Override
 	public void destroy() {
 		this.watchdog.shutdownNow();
+		for (LockHold hold : this.holds.all()) {
+			if (hold.markLost("the application released it when it shut down, while the work still ran")) {
+				new RedLock(this, hold.name(), hold.key(), HoldBounds.NONE).releaseOnNodes(hold);
+			}
+		}
 		this.calls.shutdownNow();
 		this.losses.close();
 	}
@@ -150,7 +162,10 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	// For RedLock.
 
 	String ownerId(long threadId) {
-		return this.instanceId + ":" + threadId;
+		// One identity per acquisition, as on a single Redis: the undo of an attempt
+		// whose
+		// answers came late can never remove the grant of a later attempt.
+		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
 	}
 
 	LockSettings settings() {
@@ -174,6 +189,12 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	 * the node timeout gives {@code null}.
 	 */
 	<T> List<@Nullable T> onAllNodes(Function<LockCommands, T> call) {
+		if (this.calls.isShutdown()) {
+			// Closed: nothing reaches the nodes any more (a hold released at shutdown).
+			List<@Nullable T> none = new ArrayList<>(this.nodes.size());
+			this.nodes.forEach((node) -> none.add(null));
+			return none;
+		}
 		List<CompletableFuture<T>> futures = new ArrayList<>(this.nodes.size());
 		for (LockCommands node : this.nodes) {
 			futures.add(CompletableFuture.supplyAsync(() -> call.apply(node), this.calls));
@@ -231,7 +252,8 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 			}
 			for (LockHold hold : this.holds.all()) {
 				if (hold.deadlinePassed()) {
-					this.losses.lost(hold, "its validity ran out before a majority of RedLock nodes renewed it");
+					this.losses.lost(hold, hold.maxHoldReached() ? hold.expiryReason()
+							: "its validity ran out before a majority of RedLock nodes renewed it");
 				}
 			}
 		}

@@ -71,4 +71,27 @@ public interface RedisLock extends Lock {
 	 */
 	String getName();
 
+	/**
+	 * Return this lock with a minimum hold: after its last unlock (also after the work
+	 * failed) a hold taken through the returned lock keeps the lock taken until at least
+	 * {@code holdAtLeast} after it was acquired, timed by Redis (the release shortens the
+	 * lease to what remains, owner-checked, instead of deleting it). Meant for scheduled
+	 * jobs: instances whose ticks differ by less than {@code holdAtLeast} skip the tick,
+	 * whatever their clocks say. With a fixed lease, the lock expires at the end of that
+	 * lease at the latest.
+	 * @param holdAtLeast the minimum time from acquisition to release; zero for none
+	 * @return a lock of the same name whose holds last at least that long
+	 */
+	RedisLock withHoldAtLeast(Duration holdAtLeast);
+
+	/**
+	 * Return this lock with a maximum hold: the watchdog stops renewing a hold taken
+	 * through the returned lock once it has lasted {@code maxHold}; the lock then expires
+	 * at the end of its current lease and is reported lost like any lost lock. Has no
+	 * effect on holds with a fixed lease.
+	 * @param maxHold how long the watchdog renews a hold; zero for no limit
+	 * @return a lock of the same name whose holds are renewed at most that long
+	 */
+	RedisLock withMaxHold(Duration maxHold);
+
 }

@@ -21,9 +21,32 @@ abstract class ThreadOwnedLock implements RedisLock {
 	/** Key of this lock's hold in Redis: what the watchdog renews. */
 	protected final String key;
 
-	ThreadOwnedLock(String name, String key) {
+	/** What holds taken through this lock object keep at least and at most. */
+	protected final HoldBounds bounds;
+
+	ThreadOwnedLock(String name, String key, HoldBounds bounds) {
 		this.name = name;
 		this.key = key;
+		this.bounds = bounds;
+	}
+
+	/**
+	 * Return a lock object of the same lock whose holds have other bounds.
+	 */
+	abstract ThreadOwnedLock withBounds(HoldBounds bounds);
+
+	@Override
+	public RedisLock withHoldAtLeast(Duration holdAtLeast) {
+		Assert.notNull(holdAtLeast, "'holdAtLeast' must not be null");
+		Assert.isTrue(!holdAtLeast.isNegative(), "'holdAtLeast' must not be negative");
+		return withBounds(this.bounds.withHoldAtLeast(holdAtLeast.toMillis()));
+	}
+
+	@Override
+	public RedisLock withMaxHold(Duration maxHold) {
+		Assert.notNull(maxHold, "'maxHold' must not be null");
+		Assert.isTrue(!maxHold.isNegative(), "'maxHold' must not be negative");
+		return withBounds(this.bounds.withMaxHold(maxHold.toMillis()));
 	}
 
 	/**
@@ -102,7 +125,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 		long threadId = DefaultRedisLockTemplate.currentThreadId();
 		LockHold held = holds().get(this.key, threadId);
 		if (held != null) {
-			held.reenter();
+			held.reenter(this.bounds);
 			LockContext.entered(held);
 			return true;
 		}

@@ -22,9 +22,10 @@ import org.springframework.data.redis.connection.ClusterSlotHashUtil;
  * One tick renews every held lock with one script call per batch of up to
  * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
  * per lock. A renewal that finds the lock gone or taken, or a hold whose local deadline
- * passes before a renewal reached Redis, marks the hold lost. Deadlines are checked on a
- * thread of their own, so a renewal stuck on an unresponsive connection cannot delay the
- * loss of a hold past its deadline.
+ * passes before a renewal reached Redis, marks the hold lost. A hold that reached its
+ * maximum hold time is no longer renewed: it runs out with its current lease. Deadlines
+ * are checked on a thread of their own, so a renewal stuck on an unresponsive connection
+ * cannot delay the loss of a hold past its deadline.
  */
 final class WatchdogRenewer implements AutoCloseable {
 
@@ -89,7 +90,7 @@ final class WatchdogRenewer implements AutoCloseable {
 		try {
 			for (LockHold hold : this.holds.all()) {
 				if (hold.deadlinePassed()) {
-					this.onLost.accept(hold, "its lease ran out before a renewal reached Redis");
+					this.onLost.accept(hold, hold.expiryReason());
 				}
 			}
 		}

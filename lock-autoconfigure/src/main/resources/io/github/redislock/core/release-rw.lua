@@ -1,13 +1,24 @@
 -- Release the read or write side of a read-write lock if the caller holds it.
 -- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
--- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms
+-- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms,
+-- ARGV[7] hold-at-least ms ('0' for none): the hold stays until that long after the token
+-- was issued (the token is at least the server's clock in microseconds then)
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when the
 -- hold was gone (expired or deleted), -1 when another owner holds the write side (then it
 -- is left untouched).
 local function releasedBefore()
   -- A release that the client re-sent after a reconnect finds the mark its first run left.
   return ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == '-' .. ARGV[5]
+end
+-- How long the hold must stay, in ms (0: none).
+local function keep()
+  if ARGV[7] == nil or ARGV[7] == '0' or ARGV[5] == '0' then
+    return 0
+  end
+  local time = redis.call('TIME')
+  local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+  return math.ceil((tonumber(ARGV[5]) + tonumber(ARGV[7]) * 1000 - nowUs) / 1000)
 end
 local function mark()
   -- Mark the counter 'released by this token' (negated; acquire reads its absolute
@@ -33,12 +44,26 @@ if ARGV[4] == 'w' then
     end
     return 0
   end
+  local keepMs = keep()
+  if keepMs > 0 then
+    redis.call('PEXPIRE', KEYS[1], keepMs)
+    return 1
+  end
   redis.call('DEL', KEYS[1])
   mark()
 else
   local time = redis.call('TIME')
   local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   local deadline = redis.call('ZSCORE', KEYS[2], ARGV[1])
+  local keepMs = keep()
+  if deadline and tonumber(deadline) > nowMs and keepMs > 0 then
+    -- Our entry stays until then; the set must live as long.
+    redis.call('ZADD', KEYS[2], nowMs + keepMs, ARGV[1])
+    if redis.call('PTTL', KEYS[2]) < keepMs then
+      redis.call('PEXPIRE', KEYS[2], keepMs)
+    end
+    return 1
+  end
   -- Only our own entry goes: other readers keep theirs.
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)

@@ -1,7 +1,10 @@
 -- Release an exclusive lock if the caller owns it. One round trip.
 -- KEYS[1] lock hash, KEYS[2] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] the hold's fencing
--- token ('0' when unknown), ARGV[5] fencing counter retention ms
+-- token ('0' when unknown), ARGV[5] fencing counter retention ms, ARGV[6] hold-at-least
+-- ms ('0' for none): the lock stays taken until that long after it was acquired. With the
+-- token, timed by this server: the token is at least the server's clock in microseconds
+-- when it was issued. Without it (RedLock), counted from now.
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
 -- was there, -1 when another owner holds it (then the lock is left untouched).
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters')
@@ -15,6 +18,19 @@ if owner ~= ARGV[1] then
     return 0
   end
   return -1
+end
+if ARGV[6] and ARGV[6] ~= '0' then
+  local keep = tonumber(ARGV[6])
+  if ARGV[4] ~= '0' then
+    local time = redis.call('TIME')
+    local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+    keep = math.ceil((tonumber(ARGV[4]) + keep * 1000 - nowUs) / 1000)
+  end
+  if keep > 0 then
+    -- Still ours until then: nobody, not even this instance's next run, takes it sooner.
+    redis.call('PEXPIRE', KEYS[1], keep)
+    return 1
+  end
 end
 redis.call('DEL', KEYS[1])
 -- Mark the counter 'released by this token' (negated; acquire reads its absolute value)

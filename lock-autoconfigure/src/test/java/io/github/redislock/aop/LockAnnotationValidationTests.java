@@ -114,6 +114,44 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
+	void unparsableHoldAtLeast() {
+		assertStartFails(BadHoldAtLeast.class, "holdAtLeast 'one minute'", "not a duration");
+	}
+
+	@Test
+	void negativeHoldAtLeast() {
+		assertStartFails(NegativeHoldAtLeast.class, "holdAtLeast '-5s'", "zero or positive");
+	}
+
+	@Test
+	void holdAtLeastLongerThanAFixedLease() {
+		assertStartFails(HoldAtLeastBeyondLease.class, "holdAtLeast '1m'", "longer than the fixed leaseTime (PT30S)");
+	}
+
+	@Test
+	void unparsableMaxHold() {
+		assertStartFails(BadMaxHold.class, "maxHold 'forever'", "not a duration");
+	}
+
+	@Test
+	void zeroMaxHold() {
+		assertStartFails(ZeroMaxHold.class, "maxHold '0'", "must be positive");
+	}
+
+	@Test
+	void maxHoldShorterThanTheLease() {
+		this.runner.withPropertyValues("redislock.lease-time=10s")
+			.withBean(MaxHoldBelowLease.class)
+			.run((context) -> assertThat(invalidDefinition(context.getStartupFailure()).getMessage())
+				.contains("MaxHoldBelowLease.call()", "maxHold '5s'", "shorter than the lease (PT10S"));
+	}
+
+	@Test
+	void maxHoldWithAFixedLease() {
+		assertStartFails(MaxHoldWithFixedLease.class, "maxHold '1m'", "no effect with a fixed leaseTime");
+	}
+
+	@Test
 	void negativeLeaseTime() {
 		assertStartFails(NegativeLease.class, "leaseTime '-1s'", "positive");
 	}
@@ -272,6 +310,62 @@ class LockAnnotationValidationTests {
 	static class UnresolvablePlaceholder {
 
 		@DistributedLock(waitTime = "${no.such.property}")
+		public void call() {
+		}
+
+	}
+
+	static class BadHoldAtLeast {
+
+		@DistributedLock(holdAtLeast = "one minute")
+		public void call() {
+		}
+
+	}
+
+	static class NegativeHoldAtLeast {
+
+		@DistributedLock(holdAtLeast = "-5s")
+		public void call() {
+		}
+
+	}
+
+	static class HoldAtLeastBeyondLease {
+
+		@DistributedLock(leaseTime = "30s", holdAtLeast = "1m")
+		public void call() {
+		}
+
+	}
+
+	static class BadMaxHold {
+
+		@DistributedLock(maxHold = "forever")
+		public void call() {
+		}
+
+	}
+
+	static class ZeroMaxHold {
+
+		@DistributedLock(maxHold = "0")
+		public void call() {
+		}
+
+	}
+
+	static class MaxHoldBelowLease {
+
+		@DistributedLock(maxHold = "5s")
+		public void call() {
+		}
+
+	}
+
+	static class MaxHoldWithFixedLease {
+
+		@DistributedLock(leaseTime = "30s", maxHold = "1m")
 		public void call() {
 		}
 

@@ -119,7 +119,7 @@ class LockLivenessTests {
 		String earlierAttempt = template.ownerId(threadId);
 		RedisLock lock = template.getLock(name);
 		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
-		long undone = template.commands().release(key, earlierAttempt, 0, "");
+		long undone = template.commands().release(key, earlierAttempt, 0, "", 0);
 		assertThat(undone).as("the later hold is another owner's").isEqualTo(-1);
 		assertThat(this.raw.hasKey(key)).isTrue();
 		lock.unlock();

@@ -132,8 +132,8 @@ class ReadWriteLockTests {
 		ExecutorService survivorThread = thread();
 		assertThat(survivorThread.submit(() -> survivor.tryLock()).get()).isTrue();
 		survivorThread.submit(survivor::unlock).get();
-		crashing.destroy(); // its watchdog stops: no more renewals, as if the process
-							// died
+		// No more renewals and no release, as if the process died.
+		crashing.stopRenewing();
 		assertThat(writer.tryLock()).isFalse();
 		long start = System.nanoTime();
 		assertThat(writer.tryLock(Duration.ofSeconds(20), null)).isTrue();

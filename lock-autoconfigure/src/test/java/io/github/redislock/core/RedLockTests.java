@@ -88,6 +88,32 @@ class RedLockTests {
 	}
 
 	@Test
+	void holdAtLeastKeepsTheLockOnEveryNodeAndShutdownReleasesWhatIsLeft() {
+		RedLockTemplate first = instance();
+		RedisLock kept = first.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(30));
+		// Waits give the first calls time to connect to the nodes.
+		assertThat(kept.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		kept.unlock();
+		RedisLock plain = first.getLock(this.name + "-plain");
+		assertThat(plain.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		RedLockTemplate second = instance();
+		assertThat(second.getLock(this.name).tryLock(Duration.ofMillis(500), null)).as("kept after the release")
+			.isFalse();
+		// Kept where it was granted: on a majority at least.
+		long keeping = this.nodes.stream()
+			.map((node) -> node.template().getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS))
+			.filter((ttl) -> ttl != null && ttl >= 20_000 && ttl <= 30_000)
+			.count();
+		assertThat(keeping).isGreaterThanOrEqualTo(3);
+		first.destroy();
+		RedisLock next = second.getLock(this.name + "-plain");
+		assertThat(next.tryLock(Duration.ofSeconds(1), null)).as("released at shutdown").isTrue();
+		next.unlock();
+		assertThat(plain.isHeldByCurrentThread()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(plain::unlock);
+	}
+
+	@Test
 	void withTwoOfFiveNodesKilledLocksAreStillAcquiredAndExclusive() {
 		RedisLock first = instance().getLock(this.name);
 		RedisLock second = instance().getLock(this.name);

@@ -14,6 +14,11 @@ import org.springframework.stereotype.Service;
  * The noon lottery: every instance runs the draw, one wins the lock and draws ten winners
  * among the eligible users; the others skip. A second draw for a day that has winners
  * draws nothing.
+ * <p>
+ * The scheduled job has the recommended form for "one instance per tick": wait 0, skip
+ * when another instance has the tick, and hold the lock at least 5 minutes after it was
+ * taken (timed by Redis), so an instance whose clock runs up to 5 minutes behind finds
+ * the tick taken when its own noon comes.
  */
 @Service
 public class Lottery {
@@ -25,6 +30,8 @@ public class Lottery {
 	}
 
 	@Scheduled(cron = "${sample.lottery.cron:0 0 12 * * *}")
+	@DistributedLock(name = "lottery.noon", waitTime = "0", onFailure = OnLockFailure.SKIP,
+			holdAtLeast = "${sample.lottery.hold-at-least:5m}")
 	public void noonDraw() {
 		draw(LocalDate.now());
 	}
