@@ -24,9 +24,24 @@ public final class QueuedTaskRegistrar implements BeanPostProcessor {
 
 	private final Supplier<@Nullable QueueWorkers> workers;
 
+	private final Supplier<String> noWorkersReason;
+
 	public QueuedTaskRegistrar(QueuedTaskSource operations, Supplier<@Nullable QueueWorkers> workers) {
+		this(operations, workers, () -> "no RedisConnectionFactory is configured");
+	}
+
+	/**
+	 * Create a registrar.
+	 * @param operations the {@code @QueuedTask} methods
+	 * @param workers the workers of this instance, when there are any
+	 * @param noWorkersReason why there are none, for the start-up failure of a bean with
+	 * {@code @QueuedTask} methods
+	 */
+	public QueuedTaskRegistrar(QueuedTaskSource operations, Supplier<@Nullable QueueWorkers> workers,
+			Supplier<String> noWorkersReason) {
 		this.operations = operations;
 		this.workers = workers;
+		this.noWorkersReason = noWorkersReason;
 	}
 
 	@Override
@@ -44,10 +59,11 @@ public final class QueuedTaskRegistrar implements BeanPostProcessor {
 		QueueWorkers workers = this.workers.get();
 		if (workers == null) {
 			throw new InvalidLockDefinitionException(
-					"Bean '" + beanName + "' has @QueuedTask methods, but there is no task queue to run them:"
-							+ " no RedisConnectionFactory is configured",
-					"Configure Redis with spring.data.redis.*, or set redislock.enabled=false to run the methods"
-							+ " directly");
+					"Bean '" + beanName + "' has @QueuedTask methods, but there is no task queue to run them: "
+							+ this.noWorkersReason.get(),
+					"Configure Redis with spring.data.redis.* (one RedisConnectionFactory, or one marked @Primary),"
+							+ " declare your own queue as a RedisTaskQueue bean, or set redislock.enabled=false to"
+							+ " run the methods directly");
 		}
 		for (Method method : methods) {
 			QueuedTaskOperation operation = this.operations.get(method, targetClass);

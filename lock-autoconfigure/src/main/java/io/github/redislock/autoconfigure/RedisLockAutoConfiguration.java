@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -28,7 +29,7 @@ public final class RedisLockAutoConfiguration {
 	@Bean
 	@Primary
 	@ConditionalOnMissingBean(RedisLockTemplate.class)
-	@ConditionalOnBean(RedisConnectionFactory.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
 			ApplicationEventPublisher eventPublisher) {
 		LockSettings settings = new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(),

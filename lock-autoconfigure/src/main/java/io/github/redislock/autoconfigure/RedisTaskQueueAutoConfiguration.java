@@ -11,6 +11,7 @@ import io.github.redislock.queue.TaskQueue;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -41,7 +43,7 @@ public final class RedisTaskQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(TaskQueue.class)
-	@ConditionalOnBean(RedisConnectionFactory.class)
+	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisTaskQueue redisTaskQueue(RedisConnectionFactory connectionFactory, ObjectProvider<JsonMapper> json,
 			RedisLockProperties properties) {
 		return new RedisTaskQueue(connectionFactory, json.getIfAvailable(JsonMapper::new), properties.getKeyPrefix());
@@ -85,8 +87,23 @@ public final class RedisTaskQueueAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static QueuedTaskRegistrar redisQueuedTaskRegistrar(QueuedTaskSource redisQueuedTaskSource,
-			ObjectProvider<QueueWorkers> workers) {
-		return new QueuedTaskRegistrar(redisQueuedTaskSource, workers::getIfAvailable);
+			ObjectProvider<QueueWorkers> workers, ListableBeanFactory beanFactory) {
+		return new QueuedTaskRegistrar(redisQueuedTaskSource, workers::getIfAvailable,
+				() -> noWorkersReason(beanFactory));
+	}
+
+	private static String noWorkersReason(ListableBeanFactory beanFactory) {
+		String[] queues = beanFactory.getBeanNamesForType(TaskQueue.class, false, false);
+		if (queues.length == 1 && !beanFactory.isTypeMatch(queues[0], RedisTaskQueue.class)) {
+			return "the application's TaskQueue bean '" + queues[0] + "' (" + beanFactory.getType(queues[0], false)
+					+ ") is not a RedisTaskQueue, and only a RedisTaskQueue" + " has workers";
+		}
+		String[] factories = beanFactory.getBeanNamesForType(RedisConnectionFactory.class, false, false);
+		if (factories.length > 1) {
+			return "there are " + factories.length + " RedisConnectionFactory beans "
+					+ java.util.Arrays.toString(factories) + " and none is @Primary";
+		}
+		return "no RedisConnectionFactory is configured";
 	}
 
 }
