@@ -1,6 +1,8 @@
 package io.github.redislock.aop;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.Collection;
 import java.util.function.BiPredicate;
 
 import org.aopalliance.aop.Advice;
@@ -9,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotationUtils;
 
 /**
  * Applies an advice to the methods an annotation source recognises.
@@ -19,9 +22,17 @@ abstract class AnnotatedMethodAdvisor extends AbstractPointcutAdvisor {
 
 	private final transient Pointcut pointcut;
 
-	AnnotatedMethodAdvisor(BiPredicate<Method, @Nullable Class<?>> annotated, Advice advice) {
+	/**
+	 * @param annotations the annotations the source looks for: classes that cannot carry
+	 * any of them (JDK and other {@code java.} types, say) are passed over without
+	 * looking at their methods
+	 * @param annotated whether a method carries one
+	 * @param advice what to apply
+	 */
+	AnnotatedMethodAdvisor(Collection<Class<? extends Annotation>> annotations,
+			BiPredicate<Method, @Nullable Class<?>> annotated, Advice advice) {
 		this.advice = advice;
-		this.pointcut = new StaticMethodMatcherPointcut() {
+		StaticMethodMatcherPointcut pointcut = new StaticMethodMatcherPointcut() {
 
 			@Override
 			public boolean matches(Method method, @Nullable Class<?> targetClass) {
@@ -29,6 +40,8 @@ abstract class AnnotatedMethodAdvisor extends AbstractPointcutAdvisor {
 			}
 
 		};
+		pointcut.setClassFilter((type) -> AnnotationUtils.isCandidateClass(type, annotations));
+		this.pointcut = pointcut;
 	}
 
 	@Override

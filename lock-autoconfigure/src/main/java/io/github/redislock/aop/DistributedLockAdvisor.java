@@ -6,7 +6,7 @@ package io.github.redislock.aop;
 public final class DistributedLockAdvisor extends AnnotatedMethodAdvisor {
 
 	public DistributedLockAdvisor(LockOperationSource operations, DistributedLockInterceptor interceptor) {
-		super(operations::isAnnotated, interceptor);
+		super(LockType.ANNOTATIONS, operations::isAnnotated, interceptor);
 	}
 
 }

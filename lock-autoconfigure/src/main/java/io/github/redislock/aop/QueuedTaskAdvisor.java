@@ -6,7 +6,7 @@ package io.github.redislock.aop;
 public final class QueuedTaskAdvisor extends AnnotatedMethodAdvisor {
 
 	public QueuedTaskAdvisor(QueuedTaskSource operations, QueuedTaskInterceptor interceptor) {
-		super(operations::isAnnotated, interceptor);
+		super(java.util.List.of(io.github.redislock.annotation.QueuedTask.class), operations::isAnnotated, interceptor);
 	}
 
 }

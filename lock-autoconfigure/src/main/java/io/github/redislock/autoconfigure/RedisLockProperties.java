@@ -5,9 +5,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.redislock.core.OnLockLost;
+import io.github.redislock.internal.HashTags;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 
@@ -16,7 +19,7 @@ import org.springframework.core.env.Environment;
  * itself is configured with Spring Boot's {@code spring.data.redis.*}.
  */
 @ConfigurationProperties("redislock")
-public class RedisLockProperties {
+public class RedisLockProperties implements InitializingBean {
 
 	private static final int DEFAULT_ADVICE_ORDER = Ordered.LOWEST_PRECEDENCE - 100;
 
@@ -96,6 +99,66 @@ public class RedisLockProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	/**
+	 * Check the bound values, as Spring Boot checks its own: a value that cannot work
+	 * fails start-up with an {@link InvalidConfigurationPropertyValueException} naming
+	 * the property, which Boot's failure analysis describes.
+	 */
+	@Override
+	public void afterPropertiesSet() {
+		try {
+			HashTags.checkPrefix(this.keyPrefix);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid("key-prefix", this.keyPrefix, ex.getMessage());
+		}
+		atLeast("lease-time", this.leaseTime, Duration.ofMillis(30));
+		atLeast("wait-time", this.waitTime, Duration.ZERO);
+		check("min-replicas-acked", this.minReplicasAcked, this.minReplicasAcked >= 0, "must not be negative");
+		positive("replica-ack-timeout", this.replicaAckTimeout);
+		if (this.maxHold != null && this.maxHold.compareTo(this.leaseTime) < 0) {
+			throw invalid("max-hold", this.maxHold,
+					"must not be shorter than redislock.lease-time (" + this.leaseTime + ")");
+		}
+		Queue queue = this.queue;
+		check("queue.workers", queue.workers, queue.workers >= 0, "must not be negative (0: produce only)");
+		positive("queue.poll-interval", queue.pollInterval);
+		check("queue.batch-size", queue.batchSize, queue.batchSize > 0, "must be positive");
+		atLeast("queue.visibility-timeout", queue.visibilityTimeout, Duration.ofMillis(30));
+		check("queue.max-attempts", queue.maxAttempts, queue.maxAttempts > 0, "must be positive");
+		atLeast("queue.shutdown-timeout", queue.shutdownTimeout, Duration.ZERO);
+		positive("queue.backoff.initial", queue.backoff.initial);
+		check("queue.backoff.multiplier", queue.backoff.multiplier, queue.backoff.multiplier >= 1,
+				"must be at least 1");
+		atLeast("queue.backoff.max", queue.backoff.max, queue.backoff.initial);
+		check("queue.dead-letter.max-size", queue.deadLetter.maxSize, queue.deadLetter.maxSize > 0, "must be positive");
+		positive("queue.dead-letter.max-age", queue.deadLetter.maxAge);
+		positive("redlock.node-timeout", this.redlock.nodeTimeout);
+		positive("redlock.retry-delay", this.redlock.retryDelay);
+		check("redlock.clock-drift-factor", this.redlock.clockDriftFactor,
+				this.redlock.clockDriftFactor >= 0 && this.redlock.clockDriftFactor < 0.5, "must be in [0, 0.5)");
+	}
+
+	private static void check(String name, Object value, boolean valid, String reason) {
+		if (!valid) {
+			throw invalid(name, value, reason);
+		}
+	}
+
+	private static void positive(String name, @Nullable Duration value) {
+		check(name, String.valueOf(value), value != null && !value.isNegative() && !value.isZero(), "must be positive");
+	}
+
+	private static void atLeast(String name, @Nullable Duration value, Duration minimum) {
+		check(name, String.valueOf(value), value != null && value.compareTo(minimum) >= 0,
+				"must be at least " + minimum);
+	}
+
+	private static InvalidConfigurationPropertyValueException invalid(String name, Object value,
+			@Nullable String reason) {
+		return new InvalidConfigurationPropertyValueException("redislock." + name, value, reason);
 	}
 
 	public String getKeyPrefix() {

@@ -1,6 +1,10 @@
 package io.github.redislock.autoconfigure;
 
+import java.util.List;
+
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
+import io.github.redislock.aop.DistributedLockAdvisor;
+import io.github.redislock.aop.QueuedTaskAdvisor;
 import io.github.redislock.annotation.QueuedTask;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.metrics.RedisLockMetrics;
@@ -10,11 +14,16 @@ import io.github.redislock.queue.TaskQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.aop.ClassFilter;
+import org.springframework.aop.PointcutAdvisor;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -141,6 +150,53 @@ class AutoConfigurationBackOffTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RedisLockTemplate.class)
 				.doesNotHaveBean(QueueWorkers.class));
+	}
+
+	@ParameterizedTest
+	@CsvSource(delimiter = '|',
+			textBlock = """
+					redislock.lease-time=10ms              | redislock.lease-time              | must be at least PT0.03S
+					redislock.max-hold=5s                  | redislock.max-hold                | must not be shorter than redislock.lease-time
+					redislock.queue.workers=-1             | redislock.queue.workers           | must not be negative
+					redislock.queue.batch-size=0           | redislock.queue.batch-size        | must be positive
+					redislock.queue.backoff.multiplier=0.5 | redislock.queue.backoff.multiplier | must be at least 1
+					redislock.redlock.clock-drift-factor=1 | redislock.redlock.clock-drift-factor | must be in [0, 0.5)
+					redislock.key-prefix=a{b}              | redislock.key-prefix              | must not contain
+					""")
+	void invalidPropertyFailsStartNamingItTheSpringBootWay(String setting, String property, String reason) {
+		this.runner.withPropertyValues(setting).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable cause = context.getStartupFailure();
+			while (cause != null && !(cause instanceof InvalidConfigurationPropertyValueException)) {
+				cause = cause.getCause();
+			}
+			assertThat(cause).as("InvalidConfigurationPropertyValueException in " + context.getStartupFailure())
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class);
+			InvalidConfigurationPropertyValueException invalid = (InvalidConfigurationPropertyValueException) cause;
+			assertThat(invalid.getName()).isEqualTo(property);
+			assertThat(invalid.getReason()).contains(reason);
+		});
+	}
+
+	@Test
+	void validPropertiesStart() {
+		this.runner
+			.withPropertyValues("redislock.lease-time=1s", "redislock.max-hold=1s", "redislock.queue.workers=0",
+					"redislock.wait-time=0")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void advicePassesOverClassesThatCannotCarryTheAnnotations() {
+		this.runner.run((context) -> {
+			for (Class<? extends PointcutAdvisor> type : List.of(DistributedLockAdvisor.class,
+					QueuedTaskAdvisor.class)) {
+				ClassFilter classes = context.getBean(type).getPointcut().getClassFilter();
+				assertThat(classes.matches(String.class)).as(type.getSimpleName() + " on String").isFalse();
+				assertThat(classes.matches(java.util.ArrayList.class)).isFalse();
+				assertThat(classes.matches(Mailer.class)).as(type.getSimpleName() + " on Mailer").isTrue();
+			}
+		});
 	}
 
 	static class Mailer {
