@@ -4,7 +4,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.function.Supplier;
 
-import io.github.redislock.actuate.endpoint.RedisLockAdminEndpoint;
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
 import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.queue.QueueWorkers;
@@ -23,8 +22,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the {@code redislock} actuator endpoint. Like every endpoint but
  * health, it is not exposed over HTTP unless the application includes it in
- * {@code management.endpoints.web.exposure.include}; its force-unlock operation exists
- * only with {@code redislock.endpoint.force-unlock-enabled=true}.
+ * {@code management.endpoints.web.exposure.include}; its access is read-only by default,
+ * so its force-unlock operation is offered only with
+ * {@code management.endpoint.redislock.access=unrestricted}.
  */
 @AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
@@ -36,15 +36,12 @@ public final class RedisLockEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(RedisLockEndpoint.class)
 	RedisLockEndpoint redisLockEndpoint(DefaultRedisLockTemplate template, ObjectProvider<RedisTaskQueue> queue,
-			ObjectProvider<QueueWorkers> workers, RedisLockProperties properties) {
+			ObjectProvider<QueueWorkers> workers) {
 		Supplier<Collection<String>> queueNames = () -> {
 			QueueWorkers available = workers.getIfAvailable();
 			return (available != null) ? available.getQueueNames() : List.of();
 		};
-		if (properties.getEndpoint().isForceUnlockEnabled()) {
-			return new RedisLockAdminEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames, template);
-		}
-		return new RedisLockEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames);
+		return new RedisLockEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames, template);
 	}
 
 }

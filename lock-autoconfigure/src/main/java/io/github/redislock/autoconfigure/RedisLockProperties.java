@@ -91,8 +91,6 @@ public class RedisLockProperties implements InitializingBean {
 
 	private final Redlock redlock = new Redlock();
 
-	private final Endpoint endpoint = new Endpoint();
-
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -249,31 +247,6 @@ public class RedisLockProperties implements InitializingBean {
 
 	public Redlock getRedlock() {
 		return this.redlock;
-	}
-
-	public Endpoint getEndpoint() {
-		return this.endpoint;
-	}
-
-	/**
-	 * The 'redislock' actuator endpoint.
-	 */
-	public static class Endpoint {
-
-		/**
-		 * Whether the endpoint offers a delete operation that force-unlocks a named lock,
-		 * whoever holds it.
-		 */
-		private boolean forceUnlockEnabled = false;
-
-		public boolean isForceUnlockEnabled() {
-			return this.forceUnlockEnabled;
-		}
-
-		public void setForceUnlockEnabled(boolean forceUnlockEnabled) {
-			this.forceUnlockEnabled = forceUnlockEnabled;
-		}
-
 	}
 
 	/**

@@ -2,6 +2,10 @@ package io.github.redislock.sample;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
@@ -15,6 +19,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -109,6 +115,49 @@ class SampleApplicationTests {
 		assertThat(result.duplicates()).isZero();
 		assertThat(result.winners()).isEqualTo(10);
 		assertThat(result.draws()).isEqualTo(1);
+	}
+
+	@Test
+	void redislockEndpointIsReadOnlyUntilItsAccessIsOpened(RedisServer redis) throws Exception {
+		for (boolean opened : new boolean[] { false, true }) {
+			List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
+			properties.add("spring.datasource.url=jdbc:h2:mem:endpoint-" + UUID.randomUUID());
+			properties.add("sample.lottery.cron=-");
+			properties.add("server.port=0");
+			if (opened) {
+				properties.add("management.endpoint.redislock.access=unrestricted");
+			}
+			ExecutorService holder = Executors.newSingleThreadExecutor();
+			try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SampleApplication.class)
+				.web(WebApplicationType.SERVLET)
+				.run(arguments(properties.toArray(String[]::new)))) {
+				String base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port")
+						+ "/actuator/redislock";
+				String name = "stuck-" + UUID.randomUUID();
+				RedisLock lock = app.getBean(RedisLockTemplate.class).getLock(name);
+				assertThat(holder.submit(() -> lock.tryLock(Duration.ZERO, null)).get()).isTrue();
+				HttpClient http = HttpClient.newHttpClient();
+				HttpResponse<String> read = http.send(HttpRequest.newBuilder(URI.create(base)).GET().build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(read.statusCode()).isEqualTo(200);
+				assertThat(read.body()).contains(name);
+				HttpResponse<String> delete = http.send(
+						HttpRequest.newBuilder(URI.create(base + "/" + name)).DELETE().build(),
+						HttpResponse.BodyHandlers.ofString());
+				if (opened) {
+					assertThat(delete.statusCode()).isEqualTo(200);
+					assertThat(delete.body()).contains("\"deleted\":true");
+					assertThat(lock.isLocked()).isFalse();
+				}
+				else {
+					assertThat(delete.statusCode()).as("no delete operation while read-only").isNotEqualTo(200);
+					assertThat(lock.isLocked()).isTrue();
+				}
+			}
+			finally {
+				holder.shutdownNow();
+			}
+		}
 	}
 
 	@Test

@@ -13,6 +13,9 @@ import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -48,7 +51,6 @@ class RedisLockEndpointTests {
 	void showsHeldLocksAndQueueDepths() {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=redislock").run((context) -> {
 			RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
-			assertThat(endpoint).isNotInstanceOf(RedisLockAdminEndpoint.class);
 			RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("report:7");
 			lock.lock();
 			context.getBean(Mailer.class).send("a@b.c");
@@ -67,18 +69,22 @@ class RedisLockEndpointTests {
 	}
 
 	@Test
-	void forceUnlockOnlyWhenEnabled() {
-		this.runner
-			.withPropertyValues("management.endpoints.web.exposure.include=redislock",
-					"redislock.endpoint.force-unlock-enabled=true")
-			.run((context) -> {
-				RedisLockAdminEndpoint endpoint = context.getBean(RedisLockAdminEndpoint.class);
-				RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("stuck");
-				lock.lock();
-				assertThat(endpoint.forceUnlock("stuck")).containsEntry("deleted", true);
-				assertThat(lock.isLocked()).isFalse();
-				assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
-			});
+	void forceUnlockDeletesTheLockWhoeverHoldsIt() {
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=redislock").run((context) -> {
+			RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
+			RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("stuck");
+			lock.lock();
+			assertThat(endpoint.forceUnlock("stuck")).containsEntry("deleted", true);
+			assertThat(lock.isLocked()).isFalse();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		});
+	}
+
+	@Test
+	void isReadOnlyByDefaultOnSpringBootsAccessModel() {
+		Endpoint endpoint = RedisLockEndpoint.class.getAnnotation(Endpoint.class);
+		assertThat(endpoint.id()).isEqualTo("redislock");
+		assertThat(endpoint.defaultAccess()).isEqualTo(Access.READ_ONLY);
 	}
 
 	static class Mailer {
