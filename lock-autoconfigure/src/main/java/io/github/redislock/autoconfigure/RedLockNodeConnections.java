@@ -1,13 +1,16 @@
 package io.github.redislock.autoconfigure;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisURI;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,37 +31,33 @@ public final class RedLockNodeConnections implements DisposableBean {
 	}
 
 	private static LettuceConnectionFactory start(String node, Duration commandTimeout) {
-		URI uri;
+		RedisStandaloneConfiguration server = new RedisStandaloneConfiguration();
+		boolean tls;
 		try {
-			uri = URI.create(node.trim());
+			// Lettuce's own parser: the URI forms Spring Boot's spring.data.redis.url
+			// takes.
+			RedisURI uri = RedisURI.create(node.trim());
+			if (uri.getSocket() != null || !uri.getSentinels().isEmpty()) {
+				throw invalid(node, "a RedLock node is one server: use redis://host:port (rediss:// for TLS)");
+			}
+			server.setHostName(uri.getHost());
+			server.setPort(uri.getPort());
+			// A URI's credentials are static: resolved at once.
+			RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
+			if (credentials != null) {
+				if (credentials.hasUsername()) {
+					server.setUsername(credentials.getUsername());
+				}
+				if (credentials.hasPassword()) {
+					server.setPassword(RedisPassword.of(credentials.getPassword()));
+				}
+			}
+			server.setDatabase(uri.getDatabase());
+			tls = uri.isSsl();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					"redislock.redlock.nodes: '" + redact(node) + "' is not a redis:// or rediss:// URI", ex);
-		}
-		boolean tls = "rediss".equals(uri.getScheme());
-		if (!tls && !"redis".equals(uri.getScheme()) || uri.getHost() == null) {
-			throw new IllegalArgumentException("redislock.redlock.nodes: '" + redact(node)
-					+ "' must look like redis://[user:password@]host:port (rediss:// for TLS)");
-		}
-		RedisStandaloneConfiguration server = new RedisStandaloneConfiguration(uri.getHost(),
-				(uri.getPort() > 0) ? uri.getPort() : 6379);
-		String userInfo = uri.getUserInfo();
-		if (userInfo != null && !userInfo.isEmpty()) {
-			int colon = userInfo.indexOf(':');
-			if (colon >= 0) {
-				if (colon > 0) {
-					server.setUsername(userInfo.substring(0, colon));
-				}
-				server.setPassword(userInfo.substring(colon + 1));
-			}
-			else {
-				server.setPassword(userInfo);
-			}
-		}
-		String path = uri.getPath();
-		if (path != null && path.length() > 1) {
-			server.setDatabase(Integer.parseInt(path.substring(1)));
+			// Lettuce's message may repeat the URI, password and all: not passed on.
+			throw invalid(node, "not a redis:// or rediss:// URI; write redis://[user:password@]host:port");
 		}
 		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
 			.commandTimeout(commandTimeout)
@@ -72,6 +71,10 @@ public final class RedLockNodeConnections implements DisposableBean {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	private static InvalidConfigurationPropertyValueException invalid(String node, String reason) {
+		return new InvalidConfigurationPropertyValueException("redislock.redlock.nodes", redact(node), reason);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package io.github.redislock.core;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -57,8 +58,9 @@ final class RedLock extends ThreadOwnedLock {
 			// must never remove what that one was granted.
 			String owner = this.template.ownerId(threadId);
 			long attemptStart = System.nanoTime();
-			List<@Nullable Long> results = this.template
-				.onAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
+			List<CompletableFuture<Long>> attempts = this.template
+				.startOnAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
+			List<@Nullable Long> results = this.template.answers(attempts);
 			long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - attemptStart);
 			long granted = results.stream().filter((result) -> result != null && result > 0).count();
 			long validity = lease - elapsed - redlock.driftMillis(lease);
@@ -72,8 +74,10 @@ final class RedLock extends ThreadOwnedLock {
 				observer.acquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start));
 				return true;
 			}
-			// Not held: undo the partial grant everywhere, also where no answer came.
-			this.template.onAllNodes((node) -> node.release(this.key, owner, 0, "", 0));
+			// Not held: undo the partial grant everywhere, also where no answer came,
+			// each after the attempt has run on that node (however late), so that it
+			// can never run before it and leave a stray grant behind.
+			this.template.afterEach(attempts, (node) -> node.release(this.key, owner, 0, "", 0));
 			LAST_GRANTED.get()[0] = (int) granted;
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {

@@ -189,16 +189,57 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	 * the node timeout gives {@code null}.
 	 */
 	<T> List<@Nullable T> onAllNodes(Function<LockCommands, T> call) {
-		if (this.calls.isShutdown()) {
-			// Closed: nothing reaches the nodes any more (a hold released at shutdown).
-			List<@Nullable T> none = new ArrayList<>(this.nodes.size());
-			this.nodes.forEach((node) -> none.add(null));
-			return none;
-		}
+		return answers(startOnAllNodes(call));
+	}
+
+	/**
+	 * Start a call on every node in parallel; one future per node, in node order, each
+	 * completing when its call has run, however late (never cancelled: a call that was
+	 * sent may still run, and what follows it on that node must wait for it).
+	 */
+	<T> List<CompletableFuture<T>> startOnAllNodes(Function<LockCommands, T> call) {
 		List<CompletableFuture<T>> futures = new ArrayList<>(this.nodes.size());
 		for (LockCommands node : this.nodes) {
-			futures.add(CompletableFuture.supplyAsync(() -> call.apply(node), this.calls));
+			if (this.calls.isShutdown()) {
+				// Closed: nothing reaches the nodes any more (a hold released at
+				// shutdown).
+				futures.add(CompletableFuture.failedFuture(new IllegalStateException("RedLock template closed")));
+				continue;
+			}
+			try {
+				futures.add(CompletableFuture.supplyAsync(() -> call.apply(node), this.calls));
+			}
+			catch (java.util.concurrent.RejectedExecutionException ex) {
+				futures.add(CompletableFuture.failedFuture(ex));
+			}
 		}
+		return futures;
+	}
+
+	/**
+	 * Run a call on each node once that node's earlier call has run, whatever its
+	 * outcome: the undo of an attempt must not overtake the attempt on a node whose
+	 * connection is still being opened.
+	 */
+	<T> void afterEach(List<CompletableFuture<T>> earlier, Function<LockCommands, ?> call) {
+		for (int i = 0; i < earlier.size(); i++) {
+			LockCommands node = this.nodes.get(i);
+			earlier.get(i).whenComplete((result, failure) -> {
+				try {
+					call.apply(node);
+				}
+				catch (RuntimeException ex) {
+					logger.debug("RedLock node call failed: " + ex);
+				}
+			});
+		}
+	}
+
+	/**
+	 * Wait for the answers until the node timeout; a node that fails or has not answered
+	 * gives {@code null}.
+	 */
+	<T> List<@Nullable T> answers(List<CompletableFuture<T>> futures) {
 		long deadline = System.nanoTime() + this.redlock.nodeTimeout().toNanos();
 		List<@Nullable T> results = new ArrayList<>(futures.size());
 		for (CompletableFuture<T> future : futures) {
@@ -210,7 +251,6 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 				Thread.currentThread().interrupt();
 			}
 			catch (Exception ex) {
-				future.cancel(true);
 				logger.debug("RedLock node did not answer: " + ex);
 			}
 			results.add(result);

@@ -18,9 +18,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link RedLockAutoConfiguration} and
@@ -83,6 +85,41 @@ class RedLockAutoConfigurationTests {
 			.withConfiguration(AutoConfigurations.of(RedLockAutoConfiguration.class))
 			.run((context) -> assertThat(context).doesNotHaveBean(RedLockTemplate.class)
 				.hasSingleBean(RedisLockTemplate.class));
+	}
+
+	@Test
+	void nodesAreParsedByLettuceWithUserPasswordDatabaseAndTls() {
+		RedLockNodeConnections connections = new RedLockNodeConnections(
+				List.of("redis://app:s3cret@127.0.0.1:7001/3", "rediss://:pw@127.0.0.1:7002", "redis://127.0.0.1"),
+				java.time.Duration.ofSeconds(1));
+		try {
+			List<org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory> factories = connections
+				.factories();
+			assertThat(factories.get(0).getStandaloneConfiguration().getUsername()).isEqualTo("app");
+			assertThat(factories.get(0).getStandaloneConfiguration().getPassword().get())
+				.containsExactly("s3cret".toCharArray());
+			assertThat(factories.get(0).getStandaloneConfiguration().getDatabase()).isEqualTo(3);
+			assertThat(factories.get(0).getPort()).isEqualTo(7001);
+			assertThat(factories.get(0).isUseSsl()).isFalse();
+			assertThat(factories.get(1).isUseSsl()).isTrue();
+			assertThat(factories.get(1).getStandaloneConfiguration().getPassword().get())
+				.containsExactly("pw".toCharArray());
+			assertThat(factories.get(2).getPort()).isEqualTo(6379);
+		}
+		finally {
+			connections.destroy();
+		}
+	}
+
+	@Test
+	void badNodeUriFailsStartNamingThePropertyWithoutThePassword() {
+		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+			.isThrownBy(() -> new RedLockNodeConnections(List.of("http://app:s3cret@host:6379"),
+					java.time.Duration.ofSeconds(1)))
+			.satisfies((ex) -> {
+				assertThat(ex.getName()).isEqualTo("redislock.redlock.nodes");
+				assertThat(ex.getMessage()).doesNotContain("s3cret").contains("app:****@host");
+			});
 	}
 
 	@Test
