@@ -9,6 +9,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.util.ClassUtils;
 
 /**
  * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
@@ -22,6 +23,16 @@ import org.springframework.dao.DataAccessException;
 abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 	private static final Log logger = LogFactory.getLog(AbstractRedisLock.class);
+
+	/**
+	 * Lettuce's exception for a command whose caller was interrupted; resolved by name so
+	 * that applications on another client do not need Lettuce.
+	 */
+	private static final @Nullable Class<?> LETTUCE_INTERRUPTED = ClassUtils
+		.isPresent("io.lettuce.core.RedisCommandInterruptedException", AbstractRedisLock.class.getClassLoader())
+				? ClassUtils.resolveClassName("io.lettuce.core.RedisCommandInterruptedException",
+						AbstractRedisLock.class.getClassLoader())
+				: null;
 
 	protected final DefaultRedisLockTemplate template;
 
@@ -134,10 +145,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 						if (left <= 0) {
 							throw unreachable(owner, waitNanos, ex);
 						}
-						// Redis unreachable for now (e.g. a failover): a waiting caller
-						// keeps
-						// trying within its wait time; a last failure is reported as it
-						// is.
+						// Redis unreachable for now (a failover, say): a waiting
+						// caller keeps trying within its wait time; the last
+						// failure is reported as it is.
 						try {
 							pause(Math.min(left, CONNECTION_RETRY_NANOS), interruptible);
 						}
@@ -179,17 +189,15 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					return false;
 				}
 				if (waiter == null) {
-					// Registered only now, so retry at once: a release between our
-					// attempt
-					// and the registration would otherwise go unnoticed.
+					// Registered only now, so retry at once: a release between
+					// our attempt and the registration would go unnoticed.
 					waiter = signals.register(this.signalKey);
 					continue;
 				}
 				long obstacleMillis = -result;
 				if (obstacleMillis >= RESERVED_FOR_WRITER) {
-					// Only a waiting writer stands in our way: if it waits on this
-					// instance
-					// behind us, it must get the wake-up we were given.
+					// Only a waiting writer stands in our way: if it waits on
+					// this instance behind us, it gets the wake-up we were given.
 					obstacleMillis -= RESERVED_FOR_WRITER;
 					signals.signalNext(this.signalKey, waiter);
 				}
@@ -350,7 +358,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		boolean interrupted = Thread.interrupted();
 		for (Throwable cause = ex; cause != null && !interrupted; cause = cause.getCause()) {
 			interrupted = cause instanceof InterruptedException
-					|| cause.getClass().getSimpleName().equals("RedisCommandInterruptedException");
+					|| (LETTUCE_INTERRUPTED != null && LETTUCE_INTERRUPTED.isInstance(cause));
 		}
 		return interrupted;
 	}

@@ -58,21 +58,29 @@ final class LettuceScripts {
 	 * does not have it.
 	 */
 	@Nullable Long run(RedisScript<Long> script, byte[][] keys, byte[][] args) {
-		RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
 		try {
-			return await(commands.evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args));
-		}
-		catch (RedisNoScriptException ex) {
-			try {
-				return await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-						ScriptOutputType.INTEGER, keys, args));
-			}
-			catch (RuntimeException failure) {
-				throw translate(failure);
-			}
+			return evalsha(commands(), script, keys, args,
+					this.connectionFactory.getClientConfiguration().getCommandTimeout());
 		}
 		catch (RuntimeException ex) {
 			throw translate(ex);
+		}
+	}
+
+	/**
+	 * The one EVALSHA path of the engine's Lettuce calls: EVALSHA, and EVAL once when the
+	 * server does not have the script yet (a restart, a new replica promoted, SCRIPT
+	 * FLUSH). Failures are Lettuce's; callers translate them.
+	 * @param timeout how long to wait for each answer
+	 */
+	static @Nullable Long evalsha(RedisScriptingAsyncCommands<byte[], byte[]> commands, RedisScript<Long> script,
+			byte[][] keys, byte[][] args, Duration timeout) {
+		try {
+			return await(commands.evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args), timeout);
+		}
+		catch (RedisNoScriptException ex) {
+			return await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+					ScriptOutputType.INTEGER, keys, args), timeout);
 		}
 	}
 
@@ -101,10 +109,6 @@ final class LettuceScripts {
 			return cluster.getStatefulConnection().isOpen();
 		}
 		return true;
-	}
-
-	private @Nullable Long await(RedisFuture<Long> future) {
-		return await(future, this.connectionFactory.getClientConfiguration().getCommandTimeout());
 	}
 
 	/**

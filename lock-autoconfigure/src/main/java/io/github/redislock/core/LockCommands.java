@@ -9,13 +9,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.ClassPathResource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisClusterConnection;
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
@@ -192,10 +189,9 @@ final class LockCommands {
 		if (lettuce != null) {
 			return nonNull(lettuce.run(script, encode(keys, List.of()), encode(args, List.of())), what);
 		}
-		byte[][] keysAndArgs = encode(keys, args);
-		try (RedisConnection connection = this.connectionFactory.getConnection()) {
-			return nonNull(evalSha(connection, script, keys.size(), keysAndArgs), what);
-		}
+		// Spring Data's own script executor: EVALSHA, then EVAL when the script is
+		// missing.
+		return nonNull(this.redis.execute(script, keys, args.toArray()), what);
 	}
 
 	private static byte[][] encode(List<String> keys, List<String> args) {
@@ -208,22 +204,6 @@ final class LockCommands {
 			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
 		}
 		return keysAndArgs;
-	}
-
-	private static @Nullable Long evalSha(RedisConnection connection, RedisScript<Long> script, int keyCount,
-			byte[][] keysAndArgs) {
-		try {
-			return connection.scriptingCommands().evalSha(script.getSha1(), ReturnType.INTEGER, keyCount, keysAndArgs);
-		}
-		catch (RuntimeException ex) {
-			String message = NestedExceptionUtils.getMostSpecificCause(ex).getMessage();
-			if (message == null || !message.contains("NOSCRIPT")) {
-				throw ex;
-			}
-			return connection.scriptingCommands()
-				.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), ReturnType.INTEGER, keyCount,
-						keysAndArgs);
-		}
 	}
 
 	/**

@@ -162,9 +162,8 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	// For RedLock.
 
 	String ownerId(long threadId) {
-		// One identity per acquisition, as on a single Redis: the undo of an attempt
-		// whose
-		// answers came late can never remove the grant of a later attempt.
+		// One identity per attempt: the undo of an attempt whose answers came late
+		// can never touch the grant of a later one.
 		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
 	}
 

@@ -1,6 +1,5 @@
 package io.github.redislock.core;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
@@ -11,8 +10,6 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
-import io.lettuce.core.RedisNoScriptException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -136,7 +133,8 @@ final class ReplicaAckConnections implements AutoCloseable {
 		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0]);
 		Long token;
 		try {
-			token = evalsha(commands, script, keys, args);
+			token = LettuceScripts.evalsha(commands, script, keys, args,
+					this.connectionFactory.getClientConfiguration().getCommandTimeout());
 		}
 		catch (RedisCommandExecutionException ex) {
 			if (cluster && isRedirect(ex)) {
@@ -165,17 +163,6 @@ final class ReplicaAckConnections implements AutoCloseable {
 			}
 		}
 		return new Outcome(result, (confirmed != null) ? confirmed : 0, false);
-	}
-
-	private @Nullable Long evalsha(RedisAsyncCommands<byte[], byte[]> commands, RedisScript<Long> script, byte[][] keys,
-			byte[][] args) {
-		try {
-			return await(commands.evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args), 0);
-		}
-		catch (RedisNoScriptException ex) {
-			return await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-					ScriptOutputType.INTEGER, keys, args), 0);
-		}
 	}
 
 	/**

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.OnLockFailure;
 import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
@@ -90,7 +91,9 @@ class ScheduledJobTests {
 		}
 		DefaultRedisLockTemplate next = new DefaultRedisLockTemplate(this.redis.connectionFactory());
 		try {
-			assertThat(next.getLock(name).tryLock(Duration.ofSeconds(1), null)).as("released at close").isTrue();
+			RedisLock released = next.getLock(name);
+			assertThat(released.tryLock(Duration.ofSeconds(1), null)).as("released at close").isTrue();
+			released.unlock();
 			assertThat(next.getLock(name + "-kept").tryLock(Duration.ZERO, null)).as("holdAtLeast remains").isFalse();
 		}
 		finally {
