@@ -5,7 +5,9 @@ import java.util.List;
 import java.util.function.Supplier;
 
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
-import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.HeldLock;
+import io.github.redislock.core.ObservableLockTemplate;
+import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.queue.QueueWorkers;
 import io.github.redislock.queue.RedisTaskQueue;
 
@@ -28,20 +30,26 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(DefaultRedisLockTemplate.class)
+@ConditionalOnBean(RedisLockTemplate.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @ConditionalOnAvailableEndpoint(RedisLockEndpoint.class)
 public final class RedisLockEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(RedisLockEndpoint.class)
-	RedisLockEndpoint redisLockEndpoint(DefaultRedisLockTemplate template, ObjectProvider<RedisTaskQueue> queue,
-			ObjectProvider<QueueWorkers> workers) {
+	RedisLockEndpoint redisLockEndpoint(ObjectProvider<RedisLockTemplate> templates,
+			ObjectProvider<RedisTaskQueue> queue, ObjectProvider<QueueWorkers> workers) {
 		Supplier<Collection<String>> queueNames = () -> {
 			QueueWorkers available = workers.getIfAvailable();
 			return (available != null) ? available.getQueueNames() : List.of();
 		};
-		return new RedisLockEndpoint(template::getHeldLocks, queue.getIfAvailable(), queueNames, template);
+		// The held locks of every template that can be watched, the application's own
+		// included; force-unlock goes through the primary template.
+		Supplier<List<HeldLock>> heldLocks = () -> templates.orderedStream()
+			.filter(ObservableLockTemplate.class::isInstance)
+			.flatMap((template) -> ((ObservableLockTemplate) template).getHeldLocks().stream())
+			.toList();
+		return new RedisLockEndpoint(heldLocks, queue.getIfAvailable(), queueNames, templates::getObject);
 	}
 
 }

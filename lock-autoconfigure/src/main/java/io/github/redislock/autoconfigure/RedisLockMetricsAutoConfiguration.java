@@ -2,8 +2,8 @@ package io.github.redislock.autoconfigure;
 
 import java.util.List;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
-import io.github.redislock.core.RedLockTemplate;
+import io.github.redislock.core.ObservableLockTemplate;
+import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.metrics.RedisLockMetrics;
 import io.github.redislock.metrics.TaskQueueMetrics;
 import io.github.redislock.queue.QueueWorkers;
@@ -34,14 +34,16 @@ public final class RedisLockMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisLockMetrics redisLockMetrics(MeterRegistry registry, ObjectProvider<DefaultRedisLockTemplate> templates,
-			ObjectProvider<RedLockTemplate> redLockTemplates) {
+	RedisLockMetrics redisLockMetrics(MeterRegistry registry, ObjectProvider<RedisLockTemplate> templates) {
 		RedisLockMetrics metrics = new RedisLockMetrics(registry);
-		templates.orderedStream().forEach((template) -> {
-			template.setLockObserver(metrics);
-			metrics.bindActive(template::getActiveHoldCount);
-		});
-		redLockTemplates.orderedStream().forEach((template) -> template.setLockObserver(metrics));
+		// Every lock template that can be watched, whatever its bean's declared type: the
+		// starter's, RedLock's and the application's own.
+		List<ObservableLockTemplate> observable = templates.orderedStream()
+			.filter(ObservableLockTemplate.class::isInstance)
+			.map(ObservableLockTemplate.class::cast)
+			.toList();
+		observable.forEach((template) -> template.setLockObserver(metrics));
+		metrics.bindActive(() -> observable.stream().mapToInt(ObservableLockTemplate::getActiveHoldCount).sum());
 		return metrics;
 	}
 

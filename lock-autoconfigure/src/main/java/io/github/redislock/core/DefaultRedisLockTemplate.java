@@ -27,7 +27,8 @@ import org.springframework.util.Assert;
  * watchdog thread. As a {@link SmartLifecycle} it closes the subscription before the
  * connection factory it depends on stops; {@link #destroy()} stops the watchdog.
  */
-public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecycle, DisposableBean {
+public class DefaultRedisLockTemplate
+		implements RedisLockTemplate, ObservableLockTemplate, SmartLifecycle, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
 
@@ -95,6 +96,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 * Set the observer told what the locks do (metrics).
 	 * @param observer the observer
 	 */
+	@Override
 	public void setLockObserver(LockObserver observer) {
 		Assert.notNull(observer, "'observer' must not be null");
 		this.losses.setObserver(observer);
@@ -116,6 +118,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 * Return the locks the threads of this instance hold now.
 	 * @return the holds, longest held first
 	 */
+	@Override
 	public List<HeldLock> getHeldLocks() {
 		return this.holds.describe();
 	}
@@ -279,6 +282,7 @@ public class DefaultRedisLockTemplate implements RedisLockTemplate, SmartLifecyc
 	 * Return how many lock holds threads of this template have now.
 	 * @return the number of holds
 	 */
+	@Override
 	public int getActiveHoldCount() {
 		return this.holds.size();
 	}

@@ -38,7 +38,7 @@ import org.springframework.util.Assert;
  * strictly increasing only under that assumption. Read-write locks are not available on
  * RedLock.
  */
-public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
+public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplate, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(RedLockTemplate.class);
 
@@ -101,6 +101,7 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	 * Set the observer told what the locks do (metrics).
 	 * @param observer the observer
 	 */
+	@Override
 	public void setLockObserver(LockObserver observer) {
 		this.losses.setObserver(observer);
 	}
@@ -109,8 +110,14 @@ public class RedLockTemplate implements RedisLockTemplate, DisposableBean {
 	 * Return the locks the threads of this instance hold now.
 	 * @return the holds, longest held first
 	 */
+	@Override
 	public List<HeldLock> getHeldLocks() {
 		return this.holds.describe();
+	}
+
+	@Override
+	public int getActiveHoldCount() {
+		return this.holds.size();
 	}
 
 	@Override

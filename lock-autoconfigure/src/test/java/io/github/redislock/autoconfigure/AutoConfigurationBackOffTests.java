@@ -6,6 +6,8 @@ import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
 import io.github.redislock.aop.DistributedLockAdvisor;
 import io.github.redislock.aop.QueuedTaskAdvisor;
 import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.metrics.RedisLockMetrics;
 import io.github.redislock.queue.QueueWorkers;
@@ -184,6 +186,32 @@ class AutoConfigurationBackOffTests {
 			.withPropertyValues("redislock.lease-time=1s", "redislock.max-hold=1s", "redislock.queue.workers=0",
 					"redislock.wait-time=0")
 			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void aUserLockTemplateKeepsMetricsAndEndpointThroughTheObservableInterface() {
+		this.runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean("myLocks", RedisLockTemplate.class,
+					() -> new DefaultRedisLockTemplate(unusedConnectionFactory(), LockSettings.DEFAULTS))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisLockTemplate.class).hasBean("myLocks");
+				assertThat(context).hasSingleBean(RedisLockMetrics.class).hasSingleBean(RedisLockEndpoint.class);
+				assertThat(context.getBean(MeterRegistry.class).find("redislock.active").gauge()).isNotNull();
+				assertThat(context.getBean(RedisLockEndpoint.class).describe().locks()).isEmpty();
+			});
+	}
+
+	@Test
+	void aUserLockTemplateThatCannotBeWatchedStillHasTheEndpoint() {
+		this.runner.withBean("myLocks", RedisLockTemplate.class,
+				() -> (RedisLockTemplate) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { RedisLockTemplate.class }, (proxy, method, args) -> {
+							throw new UnsupportedOperationException(method.getName());
+						}))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(RedisLockEndpoint.class);
+				assertThat(context.getBean(RedisLockEndpoint.class).describe().locks()).isEmpty();
+			});
 	}
 
 	@Test

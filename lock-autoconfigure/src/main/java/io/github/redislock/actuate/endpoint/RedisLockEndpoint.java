@@ -38,10 +38,17 @@ public class RedisLockEndpoint {
 
 	private final Supplier<Collection<String>> queueNames;
 
-	private final RedisLockTemplate template;
+	private final Supplier<RedisLockTemplate> template;
 
+	/**
+	 * Create the endpoint.
+	 * @param heldLocks the locks this instance holds
+	 * @param queue the task queue, when there is one
+	 * @param queueNames the queues this instance handles
+	 * @param template the template that force-unlocks, looked up when asked to
+	 */
 	public RedisLockEndpoint(Supplier<List<HeldLock>> heldLocks, @Nullable RedisTaskQueue queue,
-			Supplier<Collection<String>> queueNames, RedisLockTemplate template) {
+			Supplier<Collection<String>> queueNames, Supplier<RedisLockTemplate> template) {
 		this.heldLocks = heldLocks;
 		this.queue = queue;
 		this.queueNames = queueNames;
@@ -67,7 +74,7 @@ public class RedisLockEndpoint {
 	 */
 	@DeleteOperation
 	public Map<String, Object> forceUnlock(@Selector String name) {
-		return Map.of("name", name, "deleted", this.template.getLock(name).forceUnlock());
+		return Map.of("name", name, "deleted", this.template.get().getLock(name).forceUnlock());
 	}
 
 	/**
