@@ -48,6 +48,20 @@ class AutoConfigurationBackOffTests {
 		.withBean("redisConnectionFactory", RedisConnectionFactory.class,
 				AutoConfigurationBackOffTests::unusedConnectionFactory);
 
+	/**
+	 * An implementation of the application's own whose methods are never called: the
+	 * tests are about which beans the starter adds around it.
+	 */
+	private static <T> T unsupported(Class<T> type) {
+		return type.cast(java.lang.reflect.Proxy.newProxyInstance(AutoConfigurationBackOffTests.class.getClassLoader(),
+				new Class<?>[] { type }, (proxy, method, args) -> switch (method.getName()) {
+					case "toString" -> type.getSimpleName() + " of the application";
+					case "hashCode" -> System.identityHashCode(proxy);
+					case "equals" -> proxy == args[0];
+					default -> throw new UnsupportedOperationException(method.getName());
+				}));
+	}
+
 	/** Points at a port nobody listens on; nothing here connects. */
 	private static LettuceConnectionFactory unusedConnectionFactory() {
 		return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1));
@@ -127,11 +141,7 @@ class AutoConfigurationBackOffTests {
 
 	@Test
 	void aUserTaskQueueOfAnotherKindFailsStartWithQueuedTasksNamingWhy() {
-		this.runner.withBean("myQueue", TaskQueue.class,
-				() -> (TaskQueue) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-						new Class<?>[] { TaskQueue.class }, (proxy, method, args) -> {
-							throw new UnsupportedOperationException(method.getName());
-						}))
+		this.runner.withBean("myQueue", TaskQueue.class, () -> unsupported(TaskQueue.class))
 			.withBean("mailer", Mailer.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
@@ -144,11 +154,7 @@ class AutoConfigurationBackOffTests {
 
 	@Test
 	void aUserTaskQueueOfAnotherKindIsFineWithoutQueuedTasks() {
-		this.runner.withBean("myQueue", TaskQueue.class,
-				() -> (TaskQueue) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-						new Class<?>[] { TaskQueue.class }, (proxy, method, args) -> {
-							throw new UnsupportedOperationException(method.getName());
-						}))
+		this.runner.withBean("myQueue", TaskQueue.class, () -> unsupported(TaskQueue.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RedisLockTemplate.class)
 				.doesNotHaveBean(QueueWorkers.class));
@@ -203,11 +209,7 @@ class AutoConfigurationBackOffTests {
 
 	@Test
 	void aUserLockTemplateThatCannotBeWatchedStillHasTheEndpoint() {
-		this.runner.withBean("myLocks", RedisLockTemplate.class,
-				() -> (RedisLockTemplate) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-						new Class<?>[] { RedisLockTemplate.class }, (proxy, method, args) -> {
-							throw new UnsupportedOperationException(method.getName());
-						}))
+		this.runner.withBean("myLocks", RedisLockTemplate.class, () -> unsupported(RedisLockTemplate.class))
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(RedisLockEndpoint.class);
 				assertThat(context.getBean(RedisLockEndpoint.class).describe().locks()).isEmpty();
