@@ -5,8 +5,8 @@
 -- ARGV[7] hold-at-least ms ('0' for none): the hold stays until that long after the token
 -- was issued (the token is at least the server's clock in microseconds then)
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when the
--- hold was gone (expired or deleted), -1 when another owner holds the write side (then it
--- is left untouched).
+-- hold was gone (expired or deleted; flagged waiters are then told if the lock is free),
+-- -1 when another owner holds the write side (then it is left untouched).
 local function releasedBefore()
   -- A release that the client re-sent after a reconnect finds the mark its first run left.
   return ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == '-' .. ARGV[5]
@@ -19,6 +19,18 @@ local function keep()
   local time = redis.call('TIME')
   local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
   return math.ceil((tonumber(ARGV[5]) + tonumber(ARGV[7]) * 1000 - nowUs) / 1000)
+end
+-- The hold ran out before this release (a fixed lease shorter than the work): the lock
+-- may have been free since, and nothing told the waiters, some of whom may wait for
+-- something longer (a queued writer's marker). Tell them now, if it is free.
+local function wakeIfFree()
+  local time = redis.call('TIME')
+  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
+  if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0
+      and redis.call('DEL', KEYS[3]) == 1 then
+    redis.call('PUBLISH', ARGV[2], ARGV[3])
+  end
 end
 local function mark()
   -- Mark the counter 'released by this token' (negated; acquire reads its absolute
@@ -42,6 +54,7 @@ if ARGV[4] == 'w' then
     if writer then
       return -1
     end
+    wakeIfFree()
     return 0
   end
   local keepMs = keep()
@@ -71,6 +84,7 @@ else
     if not deadline and releasedBefore() then
       return 1
     end
+    wakeIfFree()
     return 0
   end
   mark()

@@ -1,7 +1,9 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -19,8 +21,11 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -49,8 +54,11 @@ class ReadWriteLivenessTests {
 
 	private final ExecutorService waiterThread = Executors.newSingleThreadExecutor();
 
+	private final org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory;
+
 	ReadWriteLivenessTests(RedisMode mode, RedisTargets targets) {
 		RedisTarget redis = targets.get(mode);
+		this.connectionFactory = redis.connectionFactory();
 		this.templates = new LockTemplates(redis);
 		this.raw = redis.template();
 		this.name = redis.lockName("rw-live-" + UUID.randomUUID());
@@ -71,6 +79,43 @@ class ReadWriteLivenessTests {
 	private void outlast(Duration lease) {
 		long until = System.nanoTime() + lease.toNanos() + TimeUnit.MILLISECONDS.toNanos(500);
 		await().atMost(lease.plusSeconds(10)).until(() -> System.nanoTime() > until);
+	}
+
+	/**
+	 * A write hold whose fixed lease ran out before the work ended frees the lock
+	 * silently; waiters that were told to wait for something longer (a queued writer's
+	 * marker) would sleep on. Its late release finds the hold gone, and still tells the
+	 * waiters that the lock is free (found by {@code RandomizedLivenessTests}, seed
+	 * -2665185020532259403 on the Cluster: a reader waited 7 s, the lock free for 2.4 s).
+	 */
+	@Test
+	void lateReleaseOfAnExpiredWriteHoldStillWakesTheWaiters() throws Exception {
+		RedisLock writer = this.templates.create().getReadWriteLock(this.name).writeLock();
+		RedisLock reader = this.templates.create().getReadWriteLock(this.name).readLock();
+		List<String> messages = new CopyOnWriteArrayList<>();
+		RedisMessageListenerContainer listener = new RedisMessageListenerContainer();
+		listener.setConnectionFactory(this.connectionFactory);
+		listener.addMessageListener((message, pattern) -> messages.add(new String(message.getBody())),
+				new ChannelTopic("redislock:released"));
+		listener.afterPropertiesSet();
+		listener.start();
+		try {
+			this.raw.convertAndSend("redislock:released", "probe");
+			await().atMost(Duration.ofSeconds(10)).until(() -> messages.contains("probe"));
+			assertThat(writer.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+			// A reader of another instance waits a moment: it flags that someone waits.
+			assertThat(this.waiterThread.submit(() -> reader.tryLock(Duration.ofMillis(50), null)).get()).isFalse();
+			assertThat(this.raw.hasKey(key("waiters"))).isTrue();
+			await().atMost(Duration.ofSeconds(10)).until(() -> !this.raw.hasKey(key("write")));
+			messages.clear();
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(writer::unlock);
+			await().atMost(Duration.ofSeconds(5)).until(() -> !messages.isEmpty());
+			assertThat(this.raw.hasKey(key("waiters"))).as("the flag is consumed as by any release").isFalse();
+		}
+		finally {
+			listener.stop();
+			listener.destroy();
+		}
 	}
 
 	@Test
