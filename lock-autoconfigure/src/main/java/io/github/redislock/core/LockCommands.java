@@ -18,6 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
 
 /**
  * The Redis side of the exclusive locks: each state change is one Lua script, run by
@@ -39,6 +40,9 @@ final class LockCommands {
 	 * even when the Redis clock steps back by less.
 	 */
 	private static final long MIN_FENCE_RETENTION_MS = Duration.ofMinutes(1).toMillis();
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			LockCommands.class.getClassLoader());
 
 	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
 	static final long NOT_ACKNOWLEDGED = -1;
@@ -74,7 +78,9 @@ final class LockCommands {
 					+ " redislock.min-replicas-acked=0");
 		}
 		this.connectionFactory = connectionFactory;
-		this.lettuce = LettuceScripts.of(connectionFactory);
+		// Not even loaded without Lettuce (an application on Jedis): it links Lettuce's
+		// types.
+		this.lettuce = LETTUCE_PRESENT ? LettuceScripts.of(connectionFactory) : null;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = keys;
 		this.minReplicasAcked = minReplicasAcked;

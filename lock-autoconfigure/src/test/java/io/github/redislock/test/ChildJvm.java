@@ -66,11 +66,29 @@ public final class ChildJvm implements AutoCloseable {
 	 * options.
 	 */
 	public static ChildJvm start(List<String> jvmOptions, Class<?> mainClass, String... arguments) {
+		return start(jvmOptions, System.getProperty("java.class.path"), mainClass, arguments);
+	}
+
+	/**
+	 * Start {@code mainClass} in a new JVM with this JVM's class path minus the entries
+	 * whose file name contains one of {@code excluded} (an application without Lettuce,
+	 * say).
+	 */
+	public static ChildJvm startWithout(List<String> excluded, Class<?> mainClass, String... arguments) {
+		String classPath = java.util.Arrays
+			.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+			.filter((entry) -> excluded.stream()
+				.noneMatch((name) -> Path.of(entry).getFileName().toString().contains(name)))
+			.collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+		return start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), classPath, mainClass, arguments);
+	}
+
+	private static ChildJvm start(List<String> jvmOptions, String classPath, Class<?> mainClass, String... arguments) {
 		List<String> command = new ArrayList<>();
 		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		command.addAll(jvmOptions);
 		command.add("-cp");
-		command.add(System.getProperty("java.class.path"));
+		command.add(classPath);
 		command.add(mainClass.getName());
 		command.addAll(List.of(arguments));
 		try {

@@ -1,0 +1,100 @@
+package io.github.redislock.faults;
+
+import java.time.Duration;
+
+import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.core.DefaultRedisLockTemplate;
+import io.github.redislock.core.LockContext;
+import io.github.redislock.core.LockSettings;
+import io.github.redislock.core.RedisLock;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+
+/**
+ * An application on Jedis, run in a JVM without Lettuce on its class path: takes a lock
+ * (and, with a second argument, asks for replica acknowledgement), and reports on stdout
+ * what happened.
+ */
+public final class JedisApplication {
+
+	private JedisApplication() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length > 2 && args[2].equals("boot")) {
+			boot(args[0], args[1]);
+			return;
+		}
+		JedisConnectionFactory factory = new JedisConnectionFactory(
+				new RedisStandaloneConfiguration(args[0], Integer.parseInt(args[1])));
+		factory.afterPropertiesSet();
+		factory.start();
+		LockSettings settings = (args.length > 2)
+				? LockSettings.DEFAULTS.withReplicaAcknowledgement(1, Duration.ofMillis(100)) : LockSettings.DEFAULTS;
+		try {
+			DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory, settings);
+			RedisLock lock = template.getLock("jedis-app");
+			boolean acquired = lock.tryLock(Duration.ofSeconds(5), null);
+			long token = lock.fencingToken();
+			RedisLock other = new DefaultRedisLockTemplate(factory).getLock("jedis-app");
+			boolean second = other.tryLock(Duration.ZERO, null);
+			lock.unlock();
+			boolean afterRelease = other.tryLock(Duration.ofSeconds(5), null);
+			other.unlock();
+			System.out.println("done acquired=" + acquired + " token=" + token + " second=" + second + " afterRelease="
+					+ afterRelease);
+			template.destroy();
+		}
+		catch (Throwable ex) {
+			System.out.println("failed " + ex);
+		}
+		finally {
+			factory.destroy();
+		}
+		System.exit(0);
+	}
+
+	/**
+	 * The same as a Spring Boot application: Spring Data Redis on Jedis, the starter's
+	 * auto-configuration, an annotated method.
+	 */
+	private static void boot(String host, String port) {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
+			.web(WebApplicationType.NONE)
+			.run("--spring.data.redis.host=" + host, "--spring.data.redis.port=" + port,
+					"--spring.data.redis.client-type=jedis", "--redislock.queue.workers=0")) {
+			String factory = context.getBean(RedisConnectionFactory.class).getClass().getSimpleName();
+			long token = context.getBean(Guarded.class).run();
+			System.out.println("done factory=" + factory + " token=" + token);
+		}
+		catch (Throwable ex) {
+			System.out.println("failed " + ex);
+		}
+		System.exit(0);
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	@Import(Guarded.class)
+	static class Application {
+
+	}
+
+	static class Guarded {
+
+		@DistributedLock(name = "jedis-boot", waitTime = "5s")
+		public long run() {
+			return LockContext.fencingToken();
+		}
+
+	}
+
+}
