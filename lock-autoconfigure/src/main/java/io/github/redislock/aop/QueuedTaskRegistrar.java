@@ -26,10 +26,6 @@ public final class QueuedTaskRegistrar implements BeanPostProcessor {
 
 	private final Supplier<String> noWorkersReason;
 
-	public QueuedTaskRegistrar(QueuedTaskSource operations, Supplier<@Nullable QueueWorkers> workers) {
-		this(operations, workers, () -> "no RedisConnectionFactory is configured");
-	}
-
 	/**
 	 * Create a registrar.
 	 * @param operations the {@code @QueuedTask} methods

@@ -28,7 +28,7 @@ final class LockCommands {
 
 	private static final RedisScript<Long> ACQUIRE = script("acquire.lua", Long.class);
 
-	private static final RedisScript<Long> RELEASE = script("release.lua", Long.class);
+	private static final RedisScript<Long> RELEASE = releaseScript("release.lua");
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
@@ -92,10 +92,20 @@ final class LockCommands {
 	 * check the resource for changes on every call.
 	 */
 	static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		return RedisScript.of(text(name), resultType);
+	}
+
+	/**
+	 * Load a release script of this package behind the functions the release scripts
+	 * share ({@code release-common.lua}).
+	 */
+	static RedisScript<Long> releaseScript(String name) {
+		return RedisScript.of(text("release-common.lua") + "\n" + text(name), Long.class);
+	}
+
+	private static String text(String name) {
 		try {
-			return RedisScript.of(
-					new ClassPathResource(name, LockCommands.class).getContentAsString(StandardCharsets.UTF_8),
-					resultType);
+			return new ClassPathResource(name, LockCommands.class).getContentAsString(StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the script " + name, ex);

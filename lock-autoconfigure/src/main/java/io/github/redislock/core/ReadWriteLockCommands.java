@@ -15,7 +15,7 @@ final class ReadWriteLockCommands {
 
 	private static final RedisScript<Long> ACQUIRE = script("acquire-rw.lua");
 
-	private static final RedisScript<Long> RELEASE = script("release-rw.lua");
+	private static final RedisScript<Long> RELEASE = LockCommands.releaseScript("release-rw.lua");
 
 	private static final RedisScript<Long> WRITER_GAVE_UP = script("writer-gave-up.lua");
 

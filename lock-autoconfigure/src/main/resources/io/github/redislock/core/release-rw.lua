@@ -1,4 +1,5 @@
--- Release the read or write side of a read-write lock if the caller holds it.
+-- Release the read or write side of a read-write lock if the caller holds it. Runs after
+-- release-common.lua (holdRemainderMs, markReleased).
 -- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
 -- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms,
@@ -11,39 +12,26 @@ local function releasedBefore()
   -- A release that the client re-sent after a reconnect finds the mark its first run left.
   return ARGV[5] ~= '0' and redis.call('GET', KEYS[4]) == '-' .. ARGV[5]
 end
--- How long the hold must stay, in ms (0: none).
+-- How long the hold must stay, in ms (0 or less: none).
 local function keep()
-  if ARGV[7] == nil or ARGV[7] == '0' or ARGV[5] == '0' then
+  if ARGV[7] == '0' or ARGV[5] == '0' then
     return 0
   end
-  local time = redis.call('TIME')
-  local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  return math.ceil((tonumber(ARGV[5]) + tonumber(ARGV[7]) * 1000 - nowUs) / 1000)
+  return holdRemainderMs(ARGV[5], ARGV[7])
 end
 -- The hold ran out before this release (a fixed lease shorter than the work): the lock
 -- may have been free since, and nothing told the waiters, some of whom may wait for
 -- something longer (a queued writer's marker). Tell them now, if it is free.
-local function wakeIfFree()
-  local time = redis.call('TIME')
-  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local function wakeIfFree(nowMs)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
   if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0
       and redis.call('DEL', KEYS[3]) == 1 then
     redis.call('PUBLISH', ARGV[2], ARGV[3])
   end
 end
-local function mark()
-  -- Mark the counter 'released by this token' (negated; acquire reads its absolute
-  -- value), only while it still holds this token, so it never moves backwards; or when it
-  -- is gone (a hold longer than its retention).
-  if ARGV[5] ~= '0' then
-    local fence = redis.call('GET', KEYS[4])
-    if fence == ARGV[5] then
-      redis.call('SET', KEYS[4], '-' .. ARGV[5], 'KEEPTTL')
-    elseif fence == false then
-      redis.call('SET', KEYS[4], '-' .. ARGV[5], 'PX', ARGV[6])
-    end
-  end
+local function serverMillis()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 if ARGV[4] == 'w' then
   local writer = redis.call('HGET', KEYS[1], 'owner')
@@ -54,7 +42,7 @@ if ARGV[4] == 'w' then
     if writer then
       return -1
     end
-    wakeIfFree()
+    wakeIfFree(serverMillis())
     return 0
   end
   local keepMs = keep()
@@ -63,10 +51,9 @@ if ARGV[4] == 'w' then
     return 1
   end
   redis.call('DEL', KEYS[1])
-  mark()
+  markReleased(KEYS[4], ARGV[5], ARGV[6])
 else
-  local time = redis.call('TIME')
-  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  local nowMs = serverMillis()
   local deadline = redis.call('ZSCORE', KEYS[2], ARGV[1])
   local keepMs = keep()
   if deadline and tonumber(deadline) > nowMs and keepMs > 0 then
@@ -84,10 +71,10 @@ else
     if not deadline and releasedBefore() then
       return 1
     end
-    wakeIfFree()
+    wakeIfFree(nowMs)
     return 0
   end
-  mark()
+  markReleased(KEYS[4], ARGV[5], ARGV[6])
   if redis.call('ZCARD', KEYS[2]) > 0 then
     -- Other readers remain: nobody waiting can get in yet.
     return 1

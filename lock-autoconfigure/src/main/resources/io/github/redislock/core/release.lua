@@ -1,4 +1,5 @@
--- Release an exclusive lock if the caller owns it. One round trip.
+-- Release an exclusive lock if the caller owns it. One round trip. Runs after
+-- release-common.lua (holdRemainderMs, markReleased).
 -- KEYS[1] lock hash, KEYS[2] fencing counter
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] the hold's fencing
 -- token ('0' when unknown), ARGV[5] fencing counter retention ms, ARGV[6] hold-at-least
@@ -19,12 +20,10 @@ if owner ~= ARGV[1] then
   end
   return -1
 end
-if ARGV[6] and ARGV[6] ~= '0' then
+if ARGV[6] ~= '0' then
   local keep = tonumber(ARGV[6])
   if ARGV[4] ~= '0' then
-    local time = redis.call('TIME')
-    local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    keep = math.ceil((tonumber(ARGV[4]) + keep * 1000 - nowUs) / 1000)
+    keep = holdRemainderMs(ARGV[4], ARGV[6])
   end
   if keep > 0 then
     -- Still ours until then: nobody, not even this instance's next run, takes it sooner.
@@ -33,17 +32,7 @@ if ARGV[6] and ARGV[6] ~= '0' then
   end
 end
 redis.call('DEL', KEYS[1])
--- Mark the counter 'released by this token' (negated; acquire reads its absolute value)
--- only while it still holds this token, so it never moves backwards; or when it is gone (a
--- hold longer than its retention): we held the lock, so no later token was issued.
-if ARGV[4] ~= '0' then
-  local fence = redis.call('GET', KEYS[2])
-  if fence == ARGV[4] then
-    redis.call('SET', KEYS[2], '-' .. ARGV[4], 'KEEPTTL')
-  elseif fence == false then
-    redis.call('SET', KEYS[2], '-' .. ARGV[4], 'PX', ARGV[5])
-  end
-end
+markReleased(KEYS[2], ARGV[4], ARGV[5])
 -- Publish only when someone waits: an uncontended release sends no message.
 if fields[2] then
   redis.call('PUBLISH', ARGV[2], ARGV[3])
