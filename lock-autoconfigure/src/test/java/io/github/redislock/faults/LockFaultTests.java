@@ -68,6 +68,19 @@ class LockFaultTests {
 		}
 	}
 
+	/**
+	 * A started connection factory whose commands time out after 300 ms, so that a frozen
+	 * Redis shows up quickly; the test destroys it.
+	 */
+	private LettuceConnectionFactory timingOutFactory() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()),
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(300)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
 	private DefaultRedisLockTemplate template(RedisConnectionFactory connectionFactory, Duration leaseTime) {
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory,
 				LockSettings.DEFAULTS.withLeaseTime(leaseTime));
@@ -165,11 +178,7 @@ class LockFaultTests {
 	@Test
 	@Tag("slow-fault")
 	void redisFrozenDuringAcquireTimesTheCallerOutCleanlyAndARetryDoesNotDoubleTheHold() {
-		LettuceConnectionFactory timingOut = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(300)).build());
-		timingOut.afterPropertiesSet();
-		timingOut.start();
+		LettuceConnectionFactory timingOut = timingOutFactory();
 		try {
 			RedisLock lock = template(timingOut, Duration.ofSeconds(2)).getLock(this.name);
 			this.redis.pause();
@@ -363,11 +372,7 @@ class LockFaultTests {
 
 	@Test
 	void interruptDuringTheRetryPauseStillUndoesAnAcquireThatMayHaveLanded() throws Exception {
-		LettuceConnectionFactory timingOut = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(this.redis.host(), this.redis.port()),
-				LettuceClientConfiguration.builder().commandTimeout(Duration.ofMillis(300)).build());
-		timingOut.afterPropertiesSet();
-		timingOut.start();
+		LettuceConnectionFactory timingOut = timingOutFactory();
 		try {
 			RedisLock lock = template(timingOut, Duration.ofSeconds(30)).getLock(this.name);
 			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
