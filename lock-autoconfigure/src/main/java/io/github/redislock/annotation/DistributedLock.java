@@ -23,6 +23,8 @@ import java.lang.annotation.Target;
  * &#64;DistributedLock(name = "orders", key = "#orderId", waitTime = "3s")
  * public void pay(long orderId) { ... }
  * </pre>
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

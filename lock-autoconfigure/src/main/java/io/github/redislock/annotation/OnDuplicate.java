@@ -2,6 +2,8 @@ package io.github.redislock.annotation;
 
 /**
  * What a {@link QueuedTask} call does when a task with the same id is already waiting.
+ *
+ * @since 0.1.0
  */
 public enum OnDuplicate {
 

@@ -4,6 +4,7 @@ package io.github.redislock.annotation;
  * What an annotated method does when its lock is not acquired within the wait time.
  *
  * @see DistributedLock#onFailure()
+ * @since 0.1.0
  */
 public enum OnLockFailure {
 

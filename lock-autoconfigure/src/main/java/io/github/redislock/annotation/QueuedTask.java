@@ -20,6 +20,8 @@ import java.lang.annotation.Target;
  * &#64;QueuedTask(queue = "confirmations", id = "#orderId", delay = "30s")
  * public void sendConfirmation(long orderId) { ... }
  * </pre>
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -24,6 +24,8 @@ import java.lang.annotation.Target;
  * &#64;ReadLock(name = "catalog", key = "#id")
  * public Product find(long id) { ... }
  * </pre>
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

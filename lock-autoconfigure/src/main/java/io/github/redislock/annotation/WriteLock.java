@@ -21,6 +21,8 @@ import java.lang.annotation.Target;
  * &#64;WriteLock(name = "catalog", key = "#product.id")
  * public void update(Product product) { ... }
  * </pre>
+ *
+ * @since 0.1.0
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -3,9 +3,9 @@ package io.github.redislock.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.redislock.core.LockSettings;
-import io.github.redislock.core.RedLockSettings;
-import io.github.redislock.core.RedLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
+import io.github.redislock.internal.lock.RedLockSettings;
+import io.github.redislock.internal.lock.RedLockTemplate;
 import io.lettuce.core.RedisClient;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,6 +27,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * Auto-configuration of the {@code redLockTemplate} bean when
  * {@code redislock.redlock.nodes} lists RedLock nodes. The primary
  * {@link io.github.redislock.core.RedisLockTemplate} stays on the application's Redis.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class)
 @ConditionalOnClass(RedisClient.class)

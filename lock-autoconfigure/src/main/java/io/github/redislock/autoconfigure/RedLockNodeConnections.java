@@ -20,7 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * {@code redis://[user:password@]host:port[/database]} URIs ({@code rediss://} for TLS).
  * Commands to a node that is down are rejected at once rather than queued.
  */
-public final class RedLockNodeConnections implements DisposableBean {
+final class RedLockNodeConnections implements DisposableBean {
 
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 

@@ -1,11 +1,10 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.aop.DistributedLockAdvisor;
-import io.github.redislock.aop.DistributedLockInterceptor;
-import io.github.redislock.aop.LockAnnotationValidator;
-import io.github.redislock.aop.LockOperationSource;
 import io.github.redislock.core.RedisLockTemplate;
-
+import io.github.redislock.internal.aop.DistributedLockAdvisor;
+import io.github.redislock.internal.aop.DistributedLockInterceptor;
+import io.github.redislock.internal.aop.LockAnnotationValidator;
+import io.github.redislock.internal.aop.LockOperationSource;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.aop.config.AopConfigUtils;
@@ -27,6 +26,8 @@ import org.springframework.core.type.AnnotationMetadata;
 /**
  * Auto-configuration of {@code @DistributedLock}: the advisor that runs annotated methods
  * under their locks, and the start-up check of every annotation.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedLockAutoConfiguration.class },
 		afterName = "org.springframework.boot.autoconfigure.aop.AopAutoConfiguration")

@@ -1,8 +1,8 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -18,6 +18,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 /**
  * Auto-configuration of the {@link RedisLockTemplate} on the application's
  * {@link RedisConnectionFactory}.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass(RedisConnectionFactory.class)

@@ -1,15 +1,20 @@
 package io.github.redislock.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Supplier;
 
+import io.github.redislock.actuate.endpoint.RedisLockEndpoint.QueueDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLockTemplate;
-import io.github.redislock.queue.QueueWorkers;
-import io.github.redislock.queue.RedisTaskQueue;
+import io.github.redislock.internal.queue.QueueDepths;
+import io.github.redislock.internal.queue.QueueWorkers;
+import io.github.redislock.internal.queue.RedisTaskQueue;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -27,6 +32,8 @@ import org.springframework.context.annotation.Bean;
  * {@code management.endpoints.web.exposure.include}; its access is read-only by default,
  * so its force-unlock operation is offered only with
  * {@code management.endpoint.redislock.access=unrestricted}.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
@@ -49,7 +56,19 @@ public final class RedisLockEndpointAutoConfiguration {
 			.filter(ObservableLockTemplate.class::isInstance)
 			.flatMap((template) -> ((ObservableLockTemplate) template).getHeldLocks().stream())
 			.toList();
-		return new RedisLockEndpoint(heldLocks, queue.getIfAvailable(), queueNames, templates::getObject);
+		RedisTaskQueue taskQueue = queue.getIfAvailable();
+		Supplier<Map<String, QueueDescriptor>> queues = () -> {
+			Map<String, QueueDescriptor> depths = new LinkedHashMap<>();
+			if (taskQueue != null) {
+				for (String name : new ArrayList<>(queueNames.get())) {
+					QueueDepths queueDepths = taskQueue.depths(name);
+					depths.put(name, new QueueDescriptor(queueDepths.ready(), queueDepths.delayed(),
+							queueDepths.inflight(), queueDepths.dead(), queueDepths.lagMillis()));
+				}
+			}
+			return depths;
+		};
+		return new RedisLockEndpoint(heldLocks, queues, templates::getObject);
 	}
 
 }

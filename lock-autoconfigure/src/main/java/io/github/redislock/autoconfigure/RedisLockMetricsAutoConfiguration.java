@@ -4,10 +4,10 @@ import java.util.List;
 
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLockTemplate;
-import io.github.redislock.metrics.RedisLockMetrics;
-import io.github.redislock.metrics.TaskQueueMetrics;
-import io.github.redislock.queue.QueueWorkers;
-import io.github.redislock.queue.RedisTaskQueue;
+import io.github.redislock.internal.metrics.RedisLockMetrics;
+import io.github.redislock.internal.metrics.TaskQueueMetrics;
+import io.github.redislock.internal.queue.QueueWorkers;
+import io.github.redislock.internal.queue.RedisTaskQueue;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -21,6 +21,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the lock metrics, when Micrometer and a {@link MeterRegistry} are
  * present.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(
 		after = { RedisLockAutoConfiguration.class, RedLockAutoConfiguration.class,

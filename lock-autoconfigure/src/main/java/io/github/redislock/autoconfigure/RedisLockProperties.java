@@ -17,6 +17,8 @@ import org.springframework.core.env.Environment;
 /**
  * Configuration properties of the distributed locks, under {@code redislock}. Redis
  * itself is configured with Spring Boot's {@code spring.data.redis.*}.
+ *
+ * @since 0.1.0
  */
 @ConfigurationProperties("redislock")
 public class RedisLockProperties implements InitializingBean {

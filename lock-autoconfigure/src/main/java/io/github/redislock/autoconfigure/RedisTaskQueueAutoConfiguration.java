@@ -1,13 +1,15 @@
 package io.github.redislock.autoconfigure;
 
-import io.github.redislock.aop.QueuedTaskAdvisor;
-import io.github.redislock.aop.QueuedTaskInterceptor;
-import io.github.redislock.aop.QueuedTaskRegistrar;
-import io.github.redislock.aop.QueuedTaskSource;
-import io.github.redislock.queue.QueueSettings;
-import io.github.redislock.queue.QueueWorkers;
-import io.github.redislock.queue.RedisTaskQueue;
+import io.github.redislock.internal.aop.QueuedTaskAdvisor;
+import io.github.redislock.internal.aop.QueuedTaskInterceptor;
+import io.github.redislock.internal.aop.QueuedTaskRegistrar;
+import io.github.redislock.internal.aop.QueuedTaskSource;
+import io.github.redislock.internal.queue.QueueExecutors;
+import io.github.redislock.internal.queue.QueueSettings;
+import io.github.redislock.internal.queue.QueueWorkers;
+import io.github.redislock.internal.queue.RedisTaskQueue;
 import io.github.redislock.queue.TaskQueue;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -21,20 +23,27 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
+import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.task.TaskDecorator;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
 /**
  * Auto-configuration of the task queue: the {@link TaskQueue} bean, the workers of this
  * instance, and the {@code @QueuedTask} advice.
+ *
+ * @since 0.1.0
  */
 @AutoConfiguration(after = RedisLockAutoConfiguration.class,
 		afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-				"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration" })
+				"org.springframework.boot.autoconfigure.aop.AopAutoConfiguration",
+				"org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration" })
 @ConditionalOnClass({ RedisConnectionFactory.class, JsonMapper.class })
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RedisLockProperties.class)
@@ -53,15 +62,35 @@ public final class RedisTaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisTaskQueue.class)
 	QueueWorkers redisQueueWorkers(RedisTaskQueue queue, RedisLockProperties properties,
-			RedisConnectionFactory connectionFactory, BeanFactory beanFactory) {
+			RedisConnectionFactory connectionFactory, BeanFactory beanFactory,
+			ObjectProvider<ThreadPoolTaskExecutorBuilder> poolBuilder,
+			ObjectProvider<SimpleAsyncTaskExecutorBuilder> simpleBuilder, ObjectProvider<TaskDecorator> taskDecorator,
+			Environment environment) {
 		RedisLockProperties.Queue settings = properties.getQueue();
+		// Boot's builders carry the application's TaskDecorator and customizers; without
+		// task execution auto-configuration, plain ones with the decorator applied.
+		ThreadPoolTaskExecutorBuilder pool = poolBuilder
+			.getIfAvailable(() -> withDecorator(new ThreadPoolTaskExecutorBuilder(), taskDecorator.getIfUnique()));
+		SimpleAsyncTaskExecutorBuilder simple = simpleBuilder
+			.getIfAvailable(() -> withDecorator(new SimpleAsyncTaskExecutorBuilder(), taskDecorator.getIfUnique()));
 		return new QueueWorkers(queue,
 				new QueueSettings(settings.getWorkers(), settings.getPollInterval(), settings.getBatchSize(),
 						settings.getVisibilityTimeout(), settings.getMaxAttempts(), settings.getBackoff().getInitial(),
 						settings.getBackoff().getMultiplier(), settings.getBackoff().getMax(),
 						settings.getShutdownTimeout(), settings.getDeadLetter().getMaxSize(),
 						settings.getDeadLetter().getMaxAge()),
-				connectionFactory, beanFactory);
+				connectionFactory, beanFactory,
+				new QueueExecutors(pool, simple, Threading.VIRTUAL.isActive(environment)));
+	}
+
+	private static ThreadPoolTaskExecutorBuilder withDecorator(ThreadPoolTaskExecutorBuilder builder,
+			@Nullable TaskDecorator decorator) {
+		return (decorator != null) ? builder.taskDecorator(decorator) : builder;
+	}
+
+	private static SimpleAsyncTaskExecutorBuilder withDecorator(SimpleAsyncTaskExecutorBuilder builder,
+			@Nullable TaskDecorator decorator) {
+		return (decorator != null) ? builder.taskDecorator(decorator) : builder;
 	}
 
 	@Bean

@@ -12,6 +12,7 @@ import java.time.Duration;
  * local deadline); zero when lost
  * @param fencingToken its fencing token
  * @param holdCount how many times the holding thread holds it
+ * @since 0.1.0
  */
 public record HeldLock(String name, String type, Duration heldFor, Duration leaseLeft, long fencingToken,
 		int holdCount) {

@@ -8,6 +8,8 @@ import org.springframework.core.NestedExceptionUtils;
 
 /**
  * Thrown when a lock is not acquired within its wait time.
+ *
+ * @since 0.1.0
  */
 public class LockAcquisitionException extends LockException {
 

@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
  * {@link RedisLockTemplate#execute(String, java.time.Duration, java.time.Duration, LockCallback)}.
  *
  * @param <T> the result type
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface LockCallback<T extends @Nullable Object> {

@@ -1,7 +1,6 @@
 package io.github.redislock.core;
 
-import java.util.ArrayDeque;
-import java.util.Iterator;
+import io.github.redislock.internal.lock.CurrentHolds;
 
 /**
  * The locks the current thread holds, for code running under one (inside an annotated
@@ -10,10 +9,10 @@ import java.util.Iterator;
  * held. <pre class="code">
  * repository.save(order, LockContext.fencingToken());
  * </pre>
+ *
+ * @since 0.1.0
  */
 public final class LockContext {
-
-	private static final ThreadLocal<ArrayDeque<LockHold>> HOLDS = ThreadLocal.withInitial(ArrayDeque::new);
 
 	private LockContext() {
 	}
@@ -24,7 +23,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static long fencingToken() {
-		return innermost().token();
+		return CurrentHolds.token();
 	}
 
 	/**
@@ -34,7 +33,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static String lockName() {
-		return innermost().name();
+		return CurrentHolds.name();
 	}
 
 	/**
@@ -44,7 +43,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static boolean isHeld() {
-		return innermost().isHeld();
+		return CurrentHolds.isHeld();
 	}
 
 	/**
@@ -54,38 +53,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static void ensureHeld() {
-		LockHold hold = innermost();
-		if (!hold.isHeld()) {
-			throw new LockLostException(hold.name(), hold.token(), hold.lostReason());
-		}
-	}
-
-	private static LockHold innermost() {
-		LockHold hold = HOLDS.get().peekLast();
-		if (hold == null) {
-			throw new IllegalStateException("The current thread holds no distributed lock; LockContext is only"
-					+ " available while a lock is held (inside @DistributedLock methods or lock callbacks)");
-		}
-		return hold;
-	}
-
-	static void entered(LockHold hold) {
-		HOLDS.get().addLast(hold);
-	}
-
-	static void exited(LockHold hold) {
-		ArrayDeque<LockHold> holds = HOLDS.get();
-		// Usually the last one; Lock users may release out of order.
-		Iterator<LockHold> iterator = holds.descendingIterator();
-		while (iterator.hasNext()) {
-			if (iterator.next() == hold) {
-				iterator.remove();
-				break;
-			}
-		}
-		if (holds.isEmpty()) {
-			HOLDS.remove();
-		}
+		CurrentHolds.ensureHeld();
 	}
 
 }

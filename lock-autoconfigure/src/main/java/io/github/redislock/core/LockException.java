@@ -5,6 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Base of the unchecked exceptions the lock API throws; carries the name of the lock
  * concerned.
+ *
+ * @since 0.1.0
  */
 public class LockException extends RuntimeException {
 

@@ -3,6 +3,8 @@ package io.github.redislock.core;
 /**
  * The kinds of lock, as metrics tag them ({@code type}: {@code exclusive}, {@code read},
  * {@code write}).
+ *
+ * @since 0.1.0
  */
 public enum LockKind {
 

@@ -6,6 +6,8 @@ import org.springframework.context.ApplicationEvent;
  * Published to the application context when a lock held by this instance is lost: a
  * renewal found it gone or taken, its lease ran out before a renewal succeeded, or its
  * release found it no longer ours.
+ *
+ * @since 0.1.0
  */
 public class LockLostEvent extends ApplicationEvent {
 

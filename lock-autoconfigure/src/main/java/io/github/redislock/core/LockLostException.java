@@ -6,6 +6,8 @@ import io.github.redislock.internal.Printable;
  * Thrown when a lock was lost before its release: its lease ran out, or it was deleted or
  * taken by another owner. Work done under the lock may have overlapped with another
  * holder's; the lock's fencing token lets a resource refuse such late writes.
+ *
+ * @since 0.1.0
  */
 public class LockLostException extends LockException {
 

@@ -9,6 +9,8 @@ import java.time.Duration;
  * {@code metricName} is the lock's declared name, never a per-call key: the annotation's
  * {@code name} for annotated methods, otherwise the part of the lock name before its
  * first {@code :}.
+ *
+ * @since 0.1.0
  */
 public interface LockObserver {
 

@@ -2,6 +2,8 @@ package io.github.redislock.core;
 
 /**
  * What the release of a lock that was lost while held does.
+ *
+ * @since 0.1.0
  */
 public enum OnLockLost {
 

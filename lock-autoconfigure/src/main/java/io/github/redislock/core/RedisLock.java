@@ -14,6 +14,8 @@ import org.jspecify.annotations.Nullable;
  * hold the lock throws {@link IllegalMonitorStateException} and leaves the holder's lock
  * untouched; when the lock was lost meanwhile it throws {@link LockLostException} (unless
  * {@code redislock.on-lock-lost=log}). {@link #newCondition()} is not supported.
+ *
+ * @since 0.1.0
  */
 public interface RedisLock extends Lock {
 

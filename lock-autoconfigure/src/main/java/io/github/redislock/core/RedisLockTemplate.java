@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
  * <pre class="code">
  * Receipt receipt = locks.execute("orders:" + id, Duration.ofSeconds(3), null, () -&gt; pay(id));
  * </pre>
+ *
+ * @since 0.1.0
  */
 public interface RedisLockTemplate {
 

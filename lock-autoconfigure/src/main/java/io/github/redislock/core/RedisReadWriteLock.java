@@ -6,6 +6,8 @@ import java.util.concurrent.locks.ReadWriteLock;
  * A distributed {@link ReadWriteLock} on Redis: any number of readers across all
  * instances, or one writer. Both sides are reentrant {@link RedisLock}s owned by the
  * calling thread.
+ *
+ * @since 0.1.0
  */
 public interface RedisReadWriteLock extends ReadWriteLock {
 

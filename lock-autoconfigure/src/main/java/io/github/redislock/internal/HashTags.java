@@ -7,6 +7,8 @@ package io.github.redislock.internal;
  * as a backslash and {@code )}: a closing brace would end the tag early (a name starting
  * with one would give an empty tag, which Redis ignores, scattering the keys of one name
  * over slots), and the escape keeps distinct names on distinct keys.
+ *
+ * @since 0.1.0
  */
 public final class HashTags {
 

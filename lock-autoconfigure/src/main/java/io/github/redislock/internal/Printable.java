@@ -9,6 +9,8 @@ package io.github.redislock.internal;
  * argument forge log lines) and Unicode line and paragraph separators are written as
  * escapes ({@code \r}, {@code \n}, {@code \t}, {@code \\uXXXX}); a backslash is doubled
  * so that an escape cannot be faked either.
+ *
+ * @since 0.1.0
  */
 public final class Printable {
 

@@ -5,6 +5,8 @@ import java.util.List;
 /**
  * The dead letters of the task queues: tasks that failed too often, kept with their last
  * error, bounded in number and age ({@code redislock.queue.dead-letter.*}).
+ *
+ * @since 0.1.0
  */
 public interface DeadLetters {
 

@@ -9,6 +9,7 @@ package io.github.redislock.queue;
  * @param attempts how many times it was run
  * @param error the last failure, as {@code ExceptionClass: message}
  * @param payload the stored JSON payload
+ * @since 0.1.0
  */
 public record DeadTask(String id, long diedAt, int attempts, String error, String payload) {
 }

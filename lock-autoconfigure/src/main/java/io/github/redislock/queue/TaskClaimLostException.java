@@ -5,6 +5,8 @@ import io.github.redislock.internal.Printable;
 /**
  * Thrown by {@link TaskContext#ensureClaimHeld()} when the running task's claim is known
  * lost: another worker may be running the same task now.
+ *
+ * @since 0.1.0
  */
 public class TaskClaimLostException extends RuntimeException {
 

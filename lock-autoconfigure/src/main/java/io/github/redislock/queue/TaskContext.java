@@ -1,5 +1,7 @@
 package io.github.redislock.queue;
 
+import io.github.redislock.internal.queue.CurrentTask;
+
 /**
  * The task a worker thread runs, for code inside a
  * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} method: its queue, id and
@@ -13,10 +15,10 @@ package io.github.redislock.queue;
  *     send(item);
  * }
  * </pre>
+ *
+ * @since 0.1.0
  */
 public final class TaskContext {
-
-	private static final ThreadLocal<TaskRun> CURRENT = new ThreadLocal<>();
 
 	private TaskContext() {
 	}
@@ -27,7 +29,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static String queue() {
-		return current().task().queue();
+		return CurrentTask.queue();
 	}
 
 	/**
@@ -36,7 +38,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static String taskId() {
-		return current().task().id();
+		return CurrentTask.taskId();
 	}
 
 	/**
@@ -45,7 +47,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static int attempt() {
-		return current().task().attempt();
+		return CurrentTask.attempt();
 	}
 
 	/**
@@ -55,7 +57,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static boolean isClaimHeld() {
-		return current().isClaimHeld();
+		return CurrentTask.isClaimHeld();
 	}
 
 	/**
@@ -64,28 +66,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static void ensureClaimHeld() {
-		TaskRun run = current();
-		String reason = run.lostReason();
-		if (reason != null) {
-			throw new TaskClaimLostException(run.task().queue(), run.task().id(), reason);
-		}
-	}
-
-	private static TaskRun current() {
-		TaskRun run = CURRENT.get();
-		if (run == null) {
-			throw new IllegalStateException("The current thread runs no queued task; TaskContext is only available"
-					+ " inside a @QueuedTask method run by a worker");
-		}
-		return run;
-	}
-
-	static void entered(TaskRun run) {
-		CURRENT.set(run);
-	}
-
-	static void exited() {
-		CURRENT.remove();
+		CurrentTask.ensureClaimHeld();
 	}
 
 }

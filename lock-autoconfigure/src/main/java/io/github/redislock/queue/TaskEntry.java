@@ -6,6 +6,7 @@ package io.github.redislock.queue;
  * @param id the task id
  * @param score the due time, in epoch milliseconds of the Redis server's clock
  * @param payload the stored JSON payload
+ * @since 0.1.0
  */
 public record TaskEntry(String id, double score, String payload) {
 }

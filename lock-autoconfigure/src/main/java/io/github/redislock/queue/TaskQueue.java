@@ -13,6 +13,8 @@ import org.jspecify.annotations.Nullable;
  * {@link #pop} hands tasks over to the caller: it removes them. Methods annotated with
  * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} are run by workers with
  * at-least-once delivery instead.
+ *
+ * @since 0.1.0
  */
 public interface TaskQueue {
 

@@ -5,10 +5,10 @@ import java.util.UUID;
 
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.ReadLock;
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockContext;
-import io.github.redislock.core.RedLockTemplate;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.RedLockTemplate;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;

@@ -3,13 +3,13 @@ package io.github.redislock.autoconfigure;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 
-import io.github.redislock.aop.DistributedLockAdvisor;
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockCallback;
 import io.github.redislock.core.OnLockLost;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.internal.aop.DistributedLockAdvisor;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;

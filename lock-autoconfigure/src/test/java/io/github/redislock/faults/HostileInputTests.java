@@ -14,13 +14,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.annotation.DistributedLock;
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.LockLostException;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;

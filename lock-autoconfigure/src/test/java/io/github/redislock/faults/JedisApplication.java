@@ -3,10 +3,10 @@ package io.github.redislock.faults;
 import java.time.Duration;
 
 import io.github.redislock.annotation.DistributedLock;
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockContext;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

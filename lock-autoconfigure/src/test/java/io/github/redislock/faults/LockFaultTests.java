@@ -7,13 +7,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.LockLostEvent;
 import io.github.redislock.core.LockLostException;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.LocalRedisServer;
@@ -248,8 +248,11 @@ class LockFaultTests {
 			long detectedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 			assertThat(interrupted).isTrue();
 			assertThat(detectedAfter).as("the lease (900ms) plus one check, not a command timeout").isLessThan(5000);
-			assertThat(this.lost).singleElement()
-				.satisfies((event) -> assertThat(event.getLockName()).isEqualTo(this.name));
+			// The holder is interrupted by the watchdog; the event is published off that
+			// thread.
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(this.lost).singleElement()
+					.satisfies((event) -> assertThat(event.getLockName()).isEqualTo(this.name)));
 			assertThat(LockContext.isHeld()).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(LockContext::ensureHeld);
 			proxy.heal();

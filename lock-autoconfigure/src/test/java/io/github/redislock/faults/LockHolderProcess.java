@@ -5,10 +5,10 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockContext;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

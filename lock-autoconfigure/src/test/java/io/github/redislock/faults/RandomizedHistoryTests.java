@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
 import io.github.redislock.core.LockContext;
-import io.github.redislock.core.LockSettings;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;

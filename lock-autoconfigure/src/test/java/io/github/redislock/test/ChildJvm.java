@@ -83,9 +83,64 @@ public final class ChildJvm implements AutoCloseable {
 		return start(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), classPath, mainClass, arguments);
 	}
 
+	/**
+	 * Start {@code mainClass} in a new JVM of the JDK at {@code javaHome}, with this
+	 * JVM's class path.
+	 */
+	public static ChildJvm startOn(Path javaHome, Class<?> mainClass, String... arguments) {
+		return start(javaHome, List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), System.getProperty("java.class.path"),
+				mainClass, arguments);
+	}
+
+	/**
+	 * Return a JDK that has virtual threads (21 or later): this one, the one named by
+	 * {@code -Dredislock.test.java21.home}, or one under {@code /usr/lib/jvm}.
+	 */
+	public static java.util.Optional<Path> javaHomeWithVirtualThreads() {
+		if (Runtime.version().feature() >= 21) {
+			return java.util.Optional.of(Path.of(System.getProperty("java.home")));
+		}
+		String named = System.getProperty("redislock.test.java21.home");
+		if (named != null) {
+			return java.util.Optional.of(Path.of(named));
+		}
+		Path jvms = Path.of("/usr/lib/jvm");
+		if (!java.nio.file.Files.isDirectory(jvms)) {
+			return java.util.Optional.empty();
+		}
+		try (java.util.stream.Stream<Path> homes = java.nio.file.Files.list(jvms)) {
+			return homes.filter((home) -> featureVersion(home) >= 21)
+				.filter((home) -> java.nio.file.Files.isExecutable(home.resolve("bin/java")))
+				.findFirst();
+		}
+		catch (IOException ex) {
+			return java.util.Optional.empty();
+		}
+	}
+
+	private static int featureVersion(Path javaHome) {
+		try {
+			for (String line : java.nio.file.Files.readAllLines(javaHome.resolve("release"))) {
+				if (line.startsWith("JAVA_VERSION=")) {
+					String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
+					return Integer.parseInt(version.split("[.+-]")[0]);
+				}
+			}
+		}
+		catch (IOException | RuntimeException ex) {
+			// not a JDK we can read
+		}
+		return 0;
+	}
+
 	private static ChildJvm start(List<String> jvmOptions, String classPath, Class<?> mainClass, String... arguments) {
+		return start(Path.of(System.getProperty("java.home")), jvmOptions, classPath, mainClass, arguments);
+	}
+
+	private static ChildJvm start(Path javaHome, List<String> jvmOptions, String classPath, Class<?> mainClass,
+			String... arguments) {
 		List<String> command = new ArrayList<>();
-		command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+		command.add(javaHome.resolve("bin").resolve("java").toString());
 		command.addAll(jvmOptions);
 		command.add("-cp");
 		command.add(classPath);

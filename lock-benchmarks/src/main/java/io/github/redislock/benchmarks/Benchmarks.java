@@ -244,8 +244,8 @@ public final class Benchmarks {
 					progress("replicas round " + round + ", min-replicas-acked " + acked);
 					org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory factory = Columns
 						.connectionFactory(this.redis.port());
-					io.github.redislock.core.DefaultRedisLockTemplate template = new io.github.redislock.core.DefaultRedisLockTemplate(
-							factory, io.github.redislock.core.LockSettings.DEFAULTS.withReplicaAcknowledgement(acked,
+					io.github.redislock.internal.lock.DefaultRedisLockTemplate template = new io.github.redislock.internal.lock.DefaultRedisLockTemplate(
+							factory, io.github.redislock.internal.lock.LockSettings.DEFAULTS.withReplicaAcknowledgement(acked,
 									Duration.ofMillis(100)));
 					org.springframework.data.redis.core.StringRedisTemplate app = new org.springframework.data.redis.core.StringRedisTemplate(
 							factory);

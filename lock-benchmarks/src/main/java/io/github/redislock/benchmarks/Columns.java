@@ -8,11 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 
-import io.github.redislock.core.DefaultRedisLockTemplate;
-import io.github.redislock.core.LockSettings;
-import io.github.redislock.core.RedLockSettings;
-import io.github.redislock.core.RedLockTemplate;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
+import io.github.redislock.internal.lock.LockSettings;
+import io.github.redislock.internal.lock.RedLockSettings;
+import io.github.redislock.internal.lock.RedLockTemplate;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -28,8 +28,8 @@ import org.redisson.config.Config;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.integration.redis.util.RedisLockRegistry;
 import org.springframework.integration.redis.util.RedisLockRegistry.RedisLockType;
+import org.springframework.integration.redis.util.RedisLockRegistry;
 
 /**
  * The columns of the benchmark tables, each created on its own connections.

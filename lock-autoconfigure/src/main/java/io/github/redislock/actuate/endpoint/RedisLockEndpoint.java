@@ -1,17 +1,11 @@
 package io.github.redislock.actuate.endpoint;
 
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.RedisLockTemplate;
-import io.github.redislock.queue.QueueDepths;
-import io.github.redislock.queue.RedisTaskQueue;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -28,42 +22,34 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * operation is offered only once an operator opens it with
  * {@code management.endpoint.redislock.access=unrestricted} (or
  * {@code management.endpoints.access.default}).
+ *
+ * @since 0.1.0
  */
 @Endpoint(id = "redislock", defaultAccess = Access.READ_ONLY)
 public class RedisLockEndpoint {
 
 	private final Supplier<List<HeldLock>> heldLocks;
 
-	private final @Nullable RedisTaskQueue queue;
-
-	private final Supplier<Collection<String>> queueNames;
+	private final Supplier<Map<String, QueueDescriptor>> queues;
 
 	private final Supplier<RedisLockTemplate> template;
 
 	/**
 	 * Create the endpoint.
 	 * @param heldLocks the locks this instance holds
-	 * @param queue the task queue, when there is one
-	 * @param queueNames the queues this instance handles
+	 * @param queues the depths of the queues this instance handles, by queue name
 	 * @param template the template that force-unlocks, looked up when asked to
 	 */
-	public RedisLockEndpoint(Supplier<List<HeldLock>> heldLocks, @Nullable RedisTaskQueue queue,
-			Supplier<Collection<String>> queueNames, Supplier<RedisLockTemplate> template) {
+	public RedisLockEndpoint(Supplier<List<HeldLock>> heldLocks, Supplier<Map<String, QueueDescriptor>> queues,
+			Supplier<RedisLockTemplate> template) {
 		this.heldLocks = heldLocks;
-		this.queue = queue;
-		this.queueNames = queueNames;
+		this.queues = queues;
 		this.template = template;
 	}
 
 	@ReadOperation
 	public RedisLockDescriptor describe() {
-		Map<String, QueueDepths> queues = new LinkedHashMap<>();
-		if (this.queue != null) {
-			for (String name : new ArrayList<>(this.queueNames.get())) {
-				queues.put(name, this.queue.depths(name));
-			}
-		}
-		return new RedisLockDescriptor(this.heldLocks.get(), queues);
+		return new RedisLockDescriptor(this.heldLocks.get(), this.queues.get());
 	}
 
 	/**
@@ -83,7 +69,19 @@ public class RedisLockEndpoint {
 	 * @param locks the locks held by this instance
 	 * @param queues the depths of the queues this instance handles
 	 */
-	public record RedisLockDescriptor(List<HeldLock> locks, Map<String, QueueDepths> queues) {
+	public record RedisLockDescriptor(List<HeldLock> locks, Map<String, QueueDescriptor> queues) {
+	}
+
+	/**
+	 * One queue's depths.
+	 *
+	 * @param ready tasks due now
+	 * @param delayed tasks due later
+	 * @param inflight tasks being run by a worker
+	 * @param dead tasks in the dead letters
+	 * @param lagMillis how long the oldest due task has waited
+	 */
+	public record QueueDescriptor(long ready, long delayed, long inflight, long dead, long lagMillis) {
 	}
 
 }

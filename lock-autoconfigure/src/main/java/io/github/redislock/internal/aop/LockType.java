@@ -1,0 +1,48 @@
+package io.github.redislock.internal.aop;
+
+import java.lang.annotation.Annotation;
+import java.util.List;
+
+import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.annotation.ReadLock;
+import io.github.redislock.annotation.WriteLock;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisLockTemplate;
+
+/**
+ * The kinds of lock an annotation asks for.
+ */
+enum LockType {
+
+	EXCLUSIVE(DistributedLock.class),
+
+	READ(ReadLock.class),
+
+	WRITE(WriteLock.class);
+
+	static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(DistributedLock.class, ReadLock.class,
+			WriteLock.class);
+
+	private final Class<? extends Annotation> annotation;
+
+	LockType(Class<? extends Annotation> annotation) {
+		this.annotation = annotation;
+	}
+
+	String tag() {
+		return name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+	Class<? extends Annotation> annotation() {
+		return this.annotation;
+	}
+
+	RedisLock lock(RedisLockTemplate template, String name) {
+		return switch (this) {
+			case EXCLUSIVE -> template.getLock(name);
+			case READ -> template.getReadWriteLock(name).readLock();
+			case WRITE -> template.getReadWriteLock(name).writeLock();
+		};
+	}
+
+}

@@ -1,0 +1,80 @@
+package io.github.redislock.internal.aop;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.redislock.annotation.QueuedTask;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.util.StringUtils;
+
+/**
+ * Finds {@code @QueuedTask} methods and turns them into checked
+ * {@link QueuedTaskOperation}s, once per method and target class.
+ *
+ * @since 0.1.0
+ */
+public final class QueuedTaskSource {
+
+	private final Map<MethodClassKey, Optional<QueuedTaskOperation>> cache = new ConcurrentHashMap<>();
+
+	private final PropertyResolver placeholders;
+
+	public QueuedTaskSource(PropertyResolver placeholders) {
+		this.placeholders = placeholders;
+	}
+
+	boolean isAnnotated(Method method, @Nullable Class<?> targetClass) {
+		return AnnotatedElementUtils.hasAnnotation(AopUtils.getMostSpecificMethod(method, targetClass),
+				QueuedTask.class);
+	}
+
+	/**
+	 * @throws InvalidLockDefinitionException when the annotation cannot work
+	 */
+	@Nullable QueuedTaskOperation get(Method method, @Nullable Class<?> targetClass) {
+		MethodClassKey key = new MethodClassKey(method, targetClass);
+		Optional<QueuedTaskOperation> operation = this.cache.get(key);
+		if (operation == null) {
+			operation = Optional.ofNullable(parse(AopUtils.getMostSpecificMethod(method, targetClass)));
+			this.cache.put(key, operation);
+		}
+		return operation.orElse(null);
+	}
+
+	private @Nullable QueuedTaskOperation parse(Method method) {
+		QueuedTask annotation = AnnotatedElementUtils.findMergedAnnotation(method, QueuedTask.class);
+		if (annotation == null) {
+			return null;
+		}
+		String description = "@QueuedTask on " + LockOperationSource.describe(method);
+		if (method.getReturnType() != void.class) {
+			throw new InvalidLockDefinitionException(
+					description + ": returns " + method.getReturnType().getSimpleName()
+							+ ", but a queued call runs later, elsewhere, so it has no result to return",
+					"Make the method return void");
+		}
+		if (Modifier.isStatic(method.getModifiers()) || Modifier.isPrivate(method.getModifiers())) {
+			throw new InvalidLockDefinitionException(
+					description + ": the method is static or private, so calls to it never pass through the advice",
+					"Make the method public (or protected) and non-static");
+		}
+		String queue = StringUtils.hasText(annotation.queue())
+				? this.placeholders.resolveRequiredPlaceholders(annotation.queue())
+				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
+		LockKeyExpressions id = StringUtils.hasText(annotation.id())
+				? LockKeyExpressions.parse(description, "id", method, new String[] { annotation.id() }) : null;
+		Duration delay = DurationAttributes.parse(this.placeholders, description, "delay", annotation.delay(), true);
+		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO,
+				annotation.onDuplicate(), LockKeyExpressions.parameterNames(method));
+	}
+
+}

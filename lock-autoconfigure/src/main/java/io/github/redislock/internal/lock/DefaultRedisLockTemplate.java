@@ -1,0 +1,355 @@
+package io.github.redislock.internal.lock;
+
+import java.lang.reflect.UndeclaredThrowableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.redislock.core.HeldLock;
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockCallback;
+import io.github.redislock.core.LockKind;
+import io.github.redislock.core.LockObserver;
+import io.github.redislock.core.ObservableLockTemplate;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.internal.Printable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.util.Assert;
+
+/**
+ * {@link RedisLockTemplate} on one Redis (standalone, Sentinel or Cluster) reached
+ * through a Spring Data {@link RedisConnectionFactory}.
+ * <p>
+ * Each template is one lock owner identity: locks are owned by (template instance,
+ * thread), so two templates in one JVM behave like two application instances. It keeps
+ * the holds of its threads, one pub/sub subscription for release messages, and one
+ * watchdog thread. As a {@link SmartLifecycle} it closes the subscription before the
+ * connection factory it depends on stops; {@link #destroy()} stops the watchdog.
+ *
+ * @since 0.1.0
+ */
+public class DefaultRedisLockTemplate
+		implements RedisLockTemplate, ObservableLockTemplate, SmartLifecycle, DisposableBean {
+
+	private static final Log logger = LogFactory.getLog(DefaultRedisLockTemplate.class);
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final PendingReleases pendingReleases = new PendingReleases();
+
+	private final AtomicLong acquisitions = new AtomicLong();
+
+	private final LockSettings settings;
+
+	private final LockKeys keys;
+
+	private final LockCommands commands;
+
+	private final ReadWriteLockCommands readWriteCommands;
+
+	private final HoldRegistry holds = new HoldRegistry();
+
+	private final ReleaseSignals signals;
+
+	private final WatchdogRenewer watchdog;
+
+	private final LockLossReporter losses;
+
+	private volatile boolean running;
+
+	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
+		this(connectionFactory, LockSettings.DEFAULTS);
+	}
+
+	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory, LockSettings settings) {
+		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
+		Assert.notNull(settings, "'settings' must not be null");
+		this.settings = settings;
+		this.losses = new LockLossReporter(this, settings.onLockLost());
+		this.keys = new LockKeys(settings.keyPrefix());
+		this.commands = new LockCommands(connectionFactory, this.keys, settings.minReplicasAcked(),
+				settings.replicaAckTimeout().toMillis());
+		this.readWriteCommands = new ReadWriteLockCommands(this.commands, this.keys.channel());
+		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
+		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
+				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
+	}
+
+	/**
+	 * Set the listener told about every lost lock.
+	 * @param lockLostListener the listener
+	 */
+	public void setLockLostListener(LockLostListener lockLostListener) {
+		Assert.notNull(lockLostListener, "'lockLostListener' must not be null");
+		this.losses.setListener(lockLostListener);
+	}
+
+	/**
+	 * Set whether a thread whose lock is found lost while it still holds it is
+	 * interrupted, so that blocking work under the lock stops early. Off by default.
+	 * @param interruptOnLockLost whether to interrupt the holding thread
+	 */
+	public void setInterruptOnLockLost(boolean interruptOnLockLost) {
+		this.losses.setInterruptHolder(interruptOnLockLost);
+	}
+
+	/**
+	 * Set the observer told what the locks do (metrics).
+	 * @param observer the observer
+	 */
+	@Override
+	public void setLockObserver(LockObserver observer) {
+		Assert.notNull(observer, "'observer' must not be null");
+		this.losses.setObserver(observer);
+	}
+
+	LockObserver observer() {
+		return this.losses.observer();
+	}
+
+	PendingReleases pendingReleases() {
+		return this.pendingReleases;
+	}
+
+	LockMetricNames.Derived metricNames() {
+		return this.losses.metricNames();
+	}
+
+	/**
+	 * Return the locks the threads of this instance hold now.
+	 * @return the holds, longest held first
+	 */
+	@Override
+	public List<HeldLock> getHeldLocks() {
+		return this.holds.describe();
+	}
+
+	@Override
+	public RedisLock getLock(String name) {
+		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
+	}
+
+	@Override
+	public RedisReadWriteLock getReadWriteLock(String name) {
+		return new DefaultRedisReadWriteLock(this, name, this.keys.readWriteKeys(name),
+				HoldBounds.of(this.settings.maxHold()));
+	}
+
+	@Override
+	public <T extends @Nullable Object> T execute(String name, Duration waitTime, @Nullable Duration leaseTime,
+			LockCallback<T> action) {
+		return execute(getLock(name), waitTime, leaseTime, action);
+	}
+
+	/**
+	 * Run {@code action} while holding {@code lock}, as
+	 * {@link RedisLockTemplate#execute(String, Duration, Duration, LockCallback)} does.
+	 */
+	static <T extends @Nullable Object> T execute(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime,
+			LockCallback<T> action) {
+		Assert.notNull(action, "'action' must not be null");
+		if (!lock.tryLock(waitTime, leaseTime)) {
+			throw notAcquired(lock, waitTime);
+		}
+		T result;
+		try {
+			result = action.doWithLock();
+		}
+		catch (RuntimeException | Error ex) {
+			unlockAfterFailure(lock, ex);
+			throw ex;
+		}
+		catch (Exception ex) {
+			unlockAfterFailure(lock, ex);
+			throw new UndeclaredThrowableException(ex,
+					"Lock callback for '" + Printable.of(lock.getName()) + "' threw " + ex);
+		}
+		lock.unlock();
+		return result;
+	}
+
+	/**
+	 * Return the exception for a lock not acquired within its wait time, with the reason
+	 * the lock type knows (for RedLock: how many nodes granted it; with replica
+	 * acknowledgement: how many replicas confirmed the last attempt, when too few did).
+	 * @param lock the lock
+	 * @param waitTime how long the caller waited
+	 * @return the exception to throw
+	 */
+	public static LockAcquisitionException notAcquired(RedisLock lock, Duration waitTime) {
+		if (lock instanceof RedLock redLock) {
+			return redLock.acquisitionFailure(waitTime);
+		}
+		String shortfall = (lock instanceof AbstractRedisLock redisLock) ? redisLock.template.commands().lastShortfall()
+				: null;
+		return (shortfall != null) ? new LockAcquisitionException(lock.getName(), waitTime, shortfall)
+				: new LockAcquisitionException(lock.getName(), waitTime);
+	}
+
+	/**
+	 * Release after the work failed: the work's failure is what the caller sees, a
+	 * failing release is attached to it.
+	 * @param lock the lock held by the current thread
+	 * @param failure what the work threw
+	 */
+	public static void unlockAfterFailure(RedisLock lock, Throwable failure) {
+		try {
+			lock.unlock();
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+	}
+
+	/**
+	 * Release every lock this instance still holds (owner-checked, keeping what remains
+	 * of a hold-at-least), so that a redeploy does not block other instances for a whole
+	 * lease, and close the pub/sub subscription; a later wait opens it again. Runs before
+	 * the connection factory stops (this template stops in a later phase).
+	 */
+	@Override
+	public void stop() {
+		releaseHeldLocks();
+		this.signals.unsubscribe();
+		this.running = false;
+	}
+
+	/**
+	 * Release every hold of this instance in Redis: each is marked lost first ("the
+	 * application released it at shutdown"), so work that still runs under it sees
+	 * {@link io.github.redislock.core.LockContext#isHeld()} false, and its own unlock
+	 * later reports the loss.
+	 */
+	void releaseHeldLocks() {
+		List<String> released = new ArrayList<>();
+		for (LockHold hold : this.holds.all()) {
+			if (!hold.markLost("the application released it when it shut down, while the work still ran")) {
+				continue;
+			}
+			try {
+				releaseAtShutdown(hold);
+				released.add(Printable.of(hold.name()) + ((hold.holdAtLeastMillis() > 0) ? " (kept for what remains of "
+						+ Duration.ofMillis(hold.holdAtLeastMillis()) + " after its acquisition)" : ""));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release lock '" + Printable.of(hold.name())
+						+ "' at shutdown; it expires with its lease: " + ex);
+			}
+		}
+		if (!released.isEmpty()) {
+			logger.info("Released " + released.size() + " lock(s) still held at shutdown: " + released);
+		}
+	}
+
+	private void releaseAtShutdown(LockHold hold) {
+		if (hold.kind() == LockKind.EXCLUSIVE) {
+			this.commands.release(hold.key(), hold.owner(), hold.token(), this.signals.releaseMessage(hold.key()),
+					hold.holdAtLeastMillis());
+			return;
+		}
+		LockKeys.ReadWriteKeys keys = this.keys.readWriteKeys(hold.name());
+		this.readWriteCommands.release(keys, hold.kind() == LockKind.WRITE, hold.owner(), hold.token(),
+				this.signals.releaseMessage(keys.write()), hold.holdAtLeastMillis());
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	@Override
+	public void destroy() throws Exception {
+		// Done already when stopped as a lifecycle bean; not when created by hand.
+		releaseHeldLocks();
+		this.watchdog.close();
+		this.signals.close();
+		this.losses.close();
+		this.commands.close();
+	}
+
+	/**
+	 * Return the settings this template runs with.
+	 * @return the settings
+	 */
+	public LockSettings getSettings() {
+		return this.settings;
+	}
+
+	/**
+	 * Return how many lock holds threads of this template have now.
+	 * @return the number of holds
+	 */
+	@Override
+	public int getActiveHoldCount() {
+		return this.holds.size();
+	}
+
+	// The engine's parts, for the lock types of this package.
+
+	static long currentThreadId() {
+		return Thread.currentThread().getId();
+	}
+
+	String ownerId(long threadId) {
+		// Each acquisition has an identity of its own: an undo or a late release of one
+		// can never touch a later hold of the same thread, and a new hold never passes
+		// for an old one (it gets a new token). The thread part lets a writer read
+		// (downgrade).
+		return this.instanceId + ":" + threadId + ":" + this.acquisitions.incrementAndGet();
+	}
+
+	/**
+	 * Stop renewing without releasing anything: what a process that died does to its
+	 * locks. For tests that play a crash.
+	 */
+	void stopRenewing() {
+		this.watchdog.close();
+	}
+
+	String instanceId() {
+		return this.instanceId;
+	}
+
+	long leaseMillis() {
+		return this.settings.leaseTime().toMillis();
+	}
+
+	HoldRegistry holds() {
+		return this.holds;
+	}
+
+	LockCommands commands() {
+		return this.commands;
+	}
+
+	ReadWriteLockCommands readWriteCommands() {
+		return this.readWriteCommands;
+	}
+
+	ReleaseSignals signals() {
+		return this.signals;
+	}
+
+	/**
+	 * The last hold of a lock was released, and Redis no longer had it as ours.
+	 */
+	void released(LockHold hold, String reason) {
+		this.losses.releasedLost(hold, reason);
+	}
+
+}

@@ -1,0 +1,47 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+
+import io.github.redislock.core.LockKind;
+
+/**
+ * Reentrant exclusive {@link RedisLock}: a Redis hash naming the owning instance and
+ * thread ({@code owner}) and the fencing token, with the lease as its expiry.
+ */
+final class ExclusiveRedisLock extends AbstractRedisLock {
+
+	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key, HoldBounds bounds) {
+		super(template, name, key, key, bounds);
+	}
+
+	@Override
+	ExclusiveRedisLock withBounds(HoldBounds bounds) {
+		return new ExclusiveRedisLock(this.template, this.name, this.key, bounds);
+	}
+
+	@Override
+	LockKind kind() {
+		return LockKind.EXCLUSIVE;
+	}
+
+	@Override
+	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait, releaseMessage());
+	}
+
+	@Override
+	long tryRelease(String owner, long token, long holdAtLeastMillis) {
+		return this.template.commands().release(this.key, owner, token, releaseMessage(), holdAtLeastMillis);
+	}
+
+	@Override
+	public boolean isLocked() {
+		return this.template.commands().exists(this.key);
+	}
+
+	@Override
+	public Duration remainingLease() {
+		return this.template.commands().remainingLease(this.key);
+	}
+
+}

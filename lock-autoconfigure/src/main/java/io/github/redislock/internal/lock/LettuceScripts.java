@@ -1,0 +1,147 @@
+package io.github.redislock.internal.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.RedisCommandInterruptedException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceExceptionConverter;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Runs the acquire and release scripts directly on the shared native Lettuce connection
+ * of a {@link LettuceConnectionFactory}: the same connection Spring Data Redis would use,
+ * without creating a connection wrapper, proxies and serializers per call, which cost
+ * more than the script on a fast network. Failures are translated as Spring Data Redis
+ * translates them, so callers see the same {@link DataAccessException}s.
+ */
+final class LettuceScripts {
+
+	private static final LettuceExceptionConverter EXCEPTIONS = new LettuceExceptionConverter();
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private volatile @Nullable RedisScriptingAsyncCommands<byte[], byte[]> commands;
+
+	private LettuceScripts(LettuceConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
+	}
+
+	/**
+	 * Return a runner for the factory, or {@code null} when it does not share one native
+	 * connection (then scripts go through the factory's connections).
+	 */
+	static @Nullable LettuceScripts of(RedisConnectionFactory connectionFactory) {
+		if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()) {
+			return new LettuceScripts(lettuce);
+		}
+		return null;
+	}
+
+	/**
+	 * Run a script with an integer result, by EVALSHA, loading it with EVAL when Redis
+	 * does not have it.
+	 */
+	@Nullable Long run(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+		try {
+			return evalsha(commands(), script, keys, args,
+					this.connectionFactory.getClientConfiguration().getCommandTimeout());
+		}
+		catch (RuntimeException ex) {
+			throw translate(ex);
+		}
+	}
+
+	/**
+	 * The one EVALSHA path of the engine's Lettuce calls: EVALSHA, and EVAL once when the
+	 * server does not have the script yet (a restart, a new replica promoted, SCRIPT
+	 * FLUSH). Failures are Lettuce's; callers translate them.
+	 * @param timeout how long to wait for each answer
+	 */
+	static @Nullable Long evalsha(RedisScriptingAsyncCommands<byte[], byte[]> commands, RedisScript<Long> script,
+			byte[][] keys, byte[][] args, Duration timeout) {
+		try {
+			return await(commands.evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args), timeout);
+		}
+		catch (RedisNoScriptException ex) {
+			return await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+					ScriptOutputType.INTEGER, keys, args), timeout);
+		}
+	}
+
+	@SuppressWarnings("unchecked")
+	private RedisScriptingAsyncCommands<byte[], byte[]> commands() {
+		RedisScriptingAsyncCommands<byte[], byte[]> commands = this.commands;
+		if (commands == null || !isOpen(commands)) {
+			synchronized (this) {
+				commands = this.commands;
+				if (commands == null || !isOpen(commands)) {
+					try (RedisConnection connection = this.connectionFactory.getConnection()) {
+						commands = (RedisScriptingAsyncCommands<byte[], byte[]>) connection.getNativeConnection();
+					}
+					this.commands = commands;
+				}
+			}
+		}
+		return commands;
+	}
+
+	private static boolean isOpen(Object commands) {
+		if (commands instanceof RedisAsyncCommands<?, ?> standalone) {
+			return standalone.getStatefulConnection().isOpen();
+		}
+		if (commands instanceof RedisAdvancedClusterAsyncCommands<?, ?> cluster) {
+			return cluster.getStatefulConnection().isOpen();
+		}
+		return true;
+	}
+
+	/**
+	 * Wait for a Lettuce command's answer as Spring Data Redis would: its failure
+	 * unwrapped, a timeout cancelling the command.
+	 */
+	static <T> @Nullable T await(RedisFuture<T> future, Duration timeout) {
+		try {
+			return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisCommandInterruptedException(ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw new IllegalStateException(cause);
+		}
+		catch (TimeoutException ex) {
+			future.cancel(false);
+			throw new RedisCommandTimeoutException("Command timed out after " + timeout);
+		}
+	}
+
+	static RuntimeException translate(RuntimeException ex) {
+		if (ex instanceof DataAccessException) {
+			return ex;
+		}
+		DataAccessException translated = EXCEPTIONS.translateExceptionIfPossible(ex);
+		return (translated != null) ? translated : ex;
+	}
+
+}

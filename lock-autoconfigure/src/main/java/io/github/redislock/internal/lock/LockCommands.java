@@ -1,0 +1,308 @@
+package io.github.redislock.internal.lock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisClusterConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The Redis side of the exclusive locks: each state change is one Lua script, run by
+ * EVALSHA (falling back to EVAL once per server when the script is not cached yet).
+ */
+final class LockCommands {
+
+	private static final RedisScript<Long> ACQUIRE = script("acquire.lua", Long.class);
+
+	private static final RedisScript<Long> RELEASE = releaseScript("release.lua");
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
+
+	private static final RedisScript<Long> FORCE_UNLOCK = script("force-unlock.lua", Long.class);
+
+	/**
+	 * The fencing counter outlives the lock by at least this, so that tokens increase
+	 * even when the Redis clock steps back by less.
+	 */
+	private static final long MIN_FENCE_RETENTION_MS = Duration.ofMinutes(1).toMillis();
+
+	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+			LockCommands.class.getClassLoader());
+
+	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
+	static final long NOT_ACKNOWLEDGED = -1;
+
+	/** Why the current thread's last acknowledged acquisition was not acknowledged. */
+	private static final ThreadLocal<@Nullable String> LAST_SHORTFALL = new ThreadLocal<>();
+
+	private final StringRedisTemplate redis;
+
+	private final LockKeys keys;
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final @Nullable LettuceScripts lettuce;
+
+	private final int minReplicasAcked;
+
+	private final long replicaAckTimeoutMillis;
+
+	private volatile @Nullable ReplicaAckConnections replicaAckConnections;
+
+	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
+		this(connectionFactory, keys, 0, 0);
+	}
+
+	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys, int minReplicasAcked,
+			long replicaAckTimeoutMillis) {
+		if (minReplicasAcked > 0 && !(connectionFactory instanceof LettuceConnectionFactory)) {
+			throw new IllegalStateException("redislock.min-replicas-acked=" + minReplicasAcked
+					+ " needs Lettuce (spring-boot-starter-data-redis's default client): replica acknowledgement"
+					+ " runs WAIT on the connection and node that ran the acquire script, which "
+					+ connectionFactory.getClass().getName() + " does not offer. Use Lettuce, or set"
+					+ " redislock.min-replicas-acked=0");
+		}
+		this.connectionFactory = connectionFactory;
+		// Not even loaded without Lettuce (an application on Jedis): it links Lettuce's
+		// types.
+		this.lettuce = LETTUCE_PRESENT ? LettuceScripts.of(connectionFactory) : null;
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keys = keys;
+		this.minReplicasAcked = minReplicasAcked;
+		this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
+	}
+
+	/**
+	 * Load a script of this package once, as text: a script made from a resource would
+	 * check the resource for changes on every call.
+	 */
+	static <T> RedisScript<T> script(String name, Class<T> resultType) {
+		return RedisScript.of(text(name), resultType);
+	}
+
+	/**
+	 * Load a release script of this package behind the functions the release scripts
+	 * share ({@code release-common.lua}).
+	 */
+	static RedisScript<Long> releaseScript(String name) {
+		return RedisScript.of(text("release-common.lua") + "\n" + text(name), Long.class);
+	}
+
+	private static String text(String name) {
+		try {
+			return new ClassPathResource(name, LockCommands.class).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the script " + name, ex);
+		}
+	}
+
+	/**
+	 * Try once to take the lock.
+	 * @param releaseMessage what the undo of an unacknowledged acquisition publishes, so
+	 * that waiters of other instances know which lock was freed
+	 * @return the fencing token when acquired, otherwise minus the holder's remaining
+	 * lease in milliseconds
+	 */
+	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait,
+			String releaseMessage) {
+		return acquiring(
+				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
+						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
+				() -> release(lockKey, owner, 0, releaseMessage, 0));
+	}
+
+	/**
+	 * Run an acquire script. With replica acknowledgement on, a successful acquisition is
+	 * followed by WAIT on the same connection to the same node; when fewer replicas than
+	 * required confirm it, or its slot moved to another Cluster master meanwhile,
+	 * {@code undo} releases it again and {@link #NOT_ACKNOWLEDGED} is returned (the
+	 * shortfall is then {@link #lastShortfall() kept for this thread}).
+	 */
+	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo) {
+		if (this.minReplicasAcked == 0) {
+			return run(script, keys, args, "acquire");
+		}
+		LAST_SHORTFALL.remove();
+		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(script, encode(keys, List.of()),
+				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis);
+		if (outcome.moved()) {
+			if (outcome.result() > 0) {
+				undo.run();
+			}
+			LAST_SHORTFALL.set("its Redis Cluster slot moved to another master before the replicas confirmed it");
+			return NOT_ACKNOWLEDGED;
+		}
+		if (outcome.result() > 0 && outcome.confirmed() < this.minReplicasAcked) {
+			undo.run();
+			LAST_SHORTFALL.set("only " + outcome.confirmed() + " of " + this.minReplicasAcked
+					+ " required replicas confirmed it within " + this.replicaAckTimeoutMillis
+					+ "ms (redislock.min-replicas-acked, redislock.replica-ack-timeout)");
+			return NOT_ACKNOWLEDGED;
+		}
+		return outcome.result();
+	}
+
+	/**
+	 * Return why the current thread's last acquisition through these commands was not
+	 * acknowledged, or {@code null} when it was, when it failed for another reason, or
+	 * when replica acknowledgement is off.
+	 */
+	@Nullable String lastShortfall() {
+		return (this.minReplicasAcked > 0) ? LAST_SHORTFALL.get() : null;
+	}
+
+	/**
+	 * Return the connections of their own that acknowledged acquisitions use, made on
+	 * first use (the factory's client exists once it has started).
+	 */
+	private ReplicaAckConnections replicaAckConnections() {
+		ReplicaAckConnections connections = this.replicaAckConnections;
+		if (connections == null) {
+			synchronized (this) {
+				connections = this.replicaAckConnections;
+				if (connections == null) {
+					connections = ReplicaAckConnections.of((LettuceConnectionFactory) this.connectionFactory);
+					this.replicaAckConnections = connections;
+				}
+			}
+		}
+		return connections;
+	}
+
+	/**
+	 * Close the connections of acknowledged acquisitions.
+	 */
+	void close() {
+		ReplicaAckConnections connections = this.replicaAckConnections;
+		if (connections != null) {
+			connections.close();
+		}
+	}
+
+	/**
+	 * Run a script with an integer result: the hot path of acquire and release. On the
+	 * shared native Lettuce connection when there is one, else on a connection of the
+	 * factory; either way without the template's proxies and serializers.
+	 */
+	long run(RedisScript<Long> script, List<String> keys, List<String> args, String what) {
+		LettuceScripts lettuce = this.lettuce;
+		if (lettuce != null) {
+			return nonNull(lettuce.run(script, encode(keys, List.of()), encode(args, List.of())), what);
+		}
+		// Spring Data's own script executor: EVALSHA, then EVAL when the script is
+		// missing.
+		return nonNull(this.redis.execute(script, keys, args.toArray()), what);
+	}
+
+	private static byte[][] encode(List<String> keys, List<String> args) {
+		byte[][] keysAndArgs = new byte[keys.size() + args.size()][];
+		int i = 0;
+		for (String value : keys) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		for (String value : args) {
+			keysAndArgs[i++] = value.getBytes(StandardCharsets.UTF_8);
+		}
+		return keysAndArgs;
+	}
+
+	/**
+	 * Release the lock if {@code owner} holds it; {@code message} goes to the release
+	 * channel when someone waits. With the hold's fencing token (0 when unknown), a run
+	 * of this release that the client re-sends after a reconnect is recognised and
+	 * answers 1 again. With {@code holdAtLeastMillis}, the lock stays ours until that
+	 * long after the token was issued (by this server's clock; without a token, from now)
+	 * and only then expires.
+	 * @return 1 released (or kept for its hold-at-least), 0 no lock there, -1 held by
+	 * another owner (left untouched)
+	 */
+	long release(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
+		return run(
+				RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, this.keys.channel(), message,
+						Long.toString(token), Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis)),
+				"release");
+	}
+
+	boolean forceUnlock(String lockKey, String message) {
+		return nonNull(this.redis.execute(FORCE_UNLOCK, List.of(lockKey), this.keys.channel(), message),
+				"force-unlock") == 1;
+	}
+
+	/**
+	 * Renew many holds in one script (lock hashes, write sides, readers sets); all keys
+	 * must lie in one Cluster slot.
+	 * @return per key whether it was still ours and is renewed
+	 */
+	boolean[] renew(List<String> lockKeys, List<String> owners, long leaseMillis) {
+		List<String> args = new ArrayList<>(owners.size() + 1);
+		args.add(Long.toString(leaseMillis));
+		args.addAll(owners);
+		List<?> result = this.redis.execute(RENEW, lockKeys, args.toArray());
+		boolean[] renewed = new boolean[lockKeys.size()];
+		if (result != null) {
+			for (int i = 0; i < renewed.length && i < result.size(); i++) {
+				renewed[i] = ((Number) result.get(i)).longValue() == 1;
+			}
+		}
+		return renewed;
+	}
+
+	/**
+	 * Return the owner id written in a lock hash (exclusive lock or write side), or
+	 * {@code null} when there is none.
+	 */
+	@Nullable String owner(String lockKey) {
+		Object owner = this.redis.opsForHash().get(lockKey, "owner");
+		return (owner != null) ? owner.toString() : null;
+	}
+
+	boolean exists(String lockKey) {
+		return Boolean.TRUE.equals(this.redis.hasKey(lockKey));
+	}
+
+	Duration remainingLease(String lockKey) {
+		Long millis = this.redis.getExpire(lockKey, TimeUnit.MILLISECONDS);
+		return (millis != null && millis > 0) ? Duration.ofMillis(millis) : Duration.ZERO;
+	}
+
+	boolean isCluster() {
+		RedisCallback<Boolean> isCluster = (connection) -> connection instanceof RedisClusterConnection;
+		return Boolean.TRUE.equals(this.redis.execute(isCluster));
+	}
+
+	static long fenceRetention(long leaseMillis) {
+		return Math.max(2 * leaseMillis, MIN_FENCE_RETENTION_MS);
+	}
+
+	StringRedisTemplate redis() {
+		return this.redis;
+	}
+
+	static String flag(boolean value) {
+		return value ? "1" : "0";
+	}
+
+	private static long nonNull(@Nullable Long result, String script) {
+		if (result == null) {
+			throw new IllegalStateException("Redis returned no result for the " + script
+					+ " script; is the connection in a pipeline or transaction?");
+		}
+		return result;
+	}
+
+}

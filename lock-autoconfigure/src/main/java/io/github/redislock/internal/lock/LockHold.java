@@ -1,0 +1,222 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.HeldLock;
+import io.github.redislock.core.LockKind;
+import io.github.redislock.core.LockLostException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One thread's hold on one lock, as this instance knows it: hold count, fencing token,
+ * and the local deadline after which the lease may have run out.
+ * <p>
+ * The deadline runs on the monotonic clock from the moment the acquire (or the last
+ * successful renewal) was <em>sent</em>, so it never ends later than the lease in Redis.
+ */
+final class LockHold {
+
+	private final String name;
+
+	private final String key;
+
+	private final String owner;
+
+	private final long threadId;
+
+	private final long token;
+
+	private final boolean watchdog;
+
+	private final long acquiredNanos;
+
+	private final LockKind kind;
+
+	private final String metricName;
+
+	/** Only the owning thread changes it. */
+	private int count = 1;
+
+	/**
+	 * How long after acquisition the lock stays taken (0: released at the last unlock).
+	 */
+	private volatile long holdAtLeastMillis;
+
+	/** How long the watchdog renews it (0: for as long as it is held). */
+	private final long maxHoldNanos;
+
+	private volatile long deadlineNanos;
+
+	private volatile @Nullable String lostReason;
+
+	/** The thread that took the hold; only it can release it. */
+	private final Thread thread = Thread.currentThread();
+
+	/** Guarded by this: set when the last release began. */
+	private boolean released;
+
+	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
+			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds) {
+		this.holdAtLeastMillis = bounds.holdAtLeastMillis();
+		this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(bounds.maxHoldMillis());
+		this.kind = kind;
+		this.metricName = metricName;
+		this.name = name;
+		this.key = key;
+		this.owner = owner;
+		this.threadId = threadId;
+		this.token = token;
+		this.watchdog = watchdog;
+		this.acquiredNanos = sentNanos;
+		this.deadlineNanos = sentNanos + leaseNanos;
+	}
+
+	String name() {
+		return this.name;
+	}
+
+	LockKind kind() {
+		return this.kind;
+	}
+
+	String metricName() {
+		return this.metricName;
+	}
+
+	String key() {
+		return this.key;
+	}
+
+	String owner() {
+		return this.owner;
+	}
+
+	long threadId() {
+		return this.threadId;
+	}
+
+	long token() {
+		return this.token;
+	}
+
+	boolean watchdog() {
+		return this.watchdog;
+	}
+
+	int count() {
+		return this.count;
+	}
+
+	long acquiredNanos() {
+		return this.acquiredNanos;
+	}
+
+	void reenter(HoldBounds bounds) {
+		if (!isHeld()) {
+			throw new LockLostException(this.name, this.token, "cannot re-enter, " + lostReason());
+		}
+		this.count++;
+		// A nested call asking for a longer hold-at-least gets it; the time still counts
+		// from the first acquisition.
+		if (bounds.holdAtLeastMillis() > this.holdAtLeastMillis) {
+			this.holdAtLeastMillis = bounds.holdAtLeastMillis();
+		}
+	}
+
+	long holdAtLeastMillis() {
+		return this.holdAtLeastMillis;
+	}
+
+	/**
+	 * Whether the watchdog renews this hold now: a watchdog hold that has not reached its
+	 * maximum hold time.
+	 */
+	boolean renewable() {
+		return this.watchdog && !maxHoldReached();
+	}
+
+	boolean maxHoldReached() {
+		return this.maxHoldNanos > 0 && System.nanoTime() - this.acquiredNanos >= this.maxHoldNanos;
+	}
+
+	/**
+	 * Drop one hold.
+	 * @return the holds left
+	 */
+	int exit() {
+		return --this.count;
+	}
+
+	/**
+	 * Whether this instance still believes the lock is held: not found lost, and the
+	 * local deadline not passed.
+	 */
+	boolean isHeld() {
+		return this.lostReason == null && System.nanoTime() - this.deadlineNanos < 0;
+	}
+
+	void renewed(long sentNanos, long leaseNanos) {
+		if (this.lostReason == null) {
+			this.deadlineNanos = sentNanos + leaseNanos;
+		}
+	}
+
+	HeldLock describe() {
+		long now = System.nanoTime();
+		Duration left = isHeld() ? Duration.ofNanos(this.deadlineNanos - now) : Duration.ZERO;
+		return new HeldLock(this.name, this.kind.tag(), Duration.ofNanos(now - this.acquiredNanos), left, this.token,
+				this.count);
+	}
+
+	boolean deadlinePassed() {
+		return System.nanoTime() - this.deadlineNanos >= 0;
+	}
+
+	/**
+	 * Mark the hold lost.
+	 * @return whether this call marked it (false when it was already lost)
+	 */
+	synchronized boolean markLost(String reason) {
+		if (this.lostReason != null) {
+			return false;
+		}
+		this.lostReason = reason;
+		return true;
+	}
+
+	/**
+	 * The last release of this hold begins: the holding thread is no longer interrupted
+	 * for its loss.
+	 */
+	synchronized void releasing() {
+		this.released = true;
+	}
+
+	/**
+	 * Interrupt the holding thread, unless it is already releasing the hold.
+	 */
+	synchronized void interruptHolder() {
+		if (!this.released) {
+			this.thread.interrupt();
+		}
+	}
+
+	String lostReason() {
+		String reason = this.lostReason;
+		return (reason != null) ? reason : expiryReason();
+	}
+
+	/**
+	 * Why the lease ran out: the watchdog stopped at the maximum hold time, or no renewal
+	 * reached Redis in time.
+	 */
+	String expiryReason() {
+		if (this.watchdog && maxHoldReached()) {
+			return "it reached its maxHold of " + Duration.ofNanos(this.maxHoldNanos)
+					+ ", so the watchdog stopped renewing it and its lease ran out";
+		}
+		return "its lease ran out before a renewal reached Redis";
+	}
+
+}

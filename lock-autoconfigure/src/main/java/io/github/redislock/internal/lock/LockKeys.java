@@ -1,0 +1,76 @@
+package io.github.redislock.internal.lock;
+
+import io.github.redislock.internal.HashTags;
+import io.github.redislock.internal.Printable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Redis key layout of the locks. For a lock named {@code N} under the key prefix
+ * {@code P}:
+ * <ul>
+ * <li>{@code P:{N}} — hash: {@code owner} (instance id, thread id and acquisition
+ * number), {@code token} (fencing token), {@code waiters} (present when someone waits);
+ * it expires with the lease;</li>
+ * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
+ * lock is gone;</li>
+ * <li>channel {@code P:released} — carries the lock key on each release that someone
+ * waits for.</li>
+ * </ul>
+ * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
+ * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
+ * owner id → that reader's lease deadline in Redis server milliseconds),
+ * {@code P:{N}:queued} (owner of a waiting writer, for a lease), {@code P:{N}:waiters}
+ * (present while someone waits) and the same {@code P:{N}:fence}.
+ * <p>
+ * Every key of a name carries the hash tag {@code {N}}, so every script touches one
+ * Cluster slot; braces and backslashes of the name are escaped in the tag
+ * ({@link HashTags}).
+ */
+final class LockKeys {
+
+	/**
+	 * Longest lock name accepted; longer ones are refused rather than stored.
+	 */
+	static final int MAX_NAME_LENGTH = 1000;
+
+	private final String prefix;
+
+	private final String channel;
+
+	LockKeys(String prefix) {
+		this.prefix = prefix;
+		this.channel = prefix + ":released";
+	}
+
+	String lockKey(String name) {
+		Assert.hasText(name, "Lock name must not be empty");
+		if (name.length() > MAX_NAME_LENGTH) {
+			throw new IllegalArgumentException(
+					"Lock name is " + name.length() + " characters long, at most " + MAX_NAME_LENGTH + " are allowed: '"
+							+ Printable.of(name.substring(0, 60)) + "...'; use shorter keys");
+		}
+		return this.prefix + ":" + HashTags.of(name);
+	}
+
+	String fenceKey(String lockKey) {
+		return lockKey + ":fence";
+	}
+
+	ReadWriteKeys readWriteKeys(String name) {
+		String base = lockKey(name);
+		return new ReadWriteKeys(base + ":write", base + ":read", base + ":queued", base + ":waiters", fenceKey(base));
+	}
+
+	/**
+	 * The keys of one read-write lock.
+	 */
+	record ReadWriteKeys(String write, String readers, String queued, String waiters, String fence) {
+
+	}
+
+	String channel() {
+		return this.channel;
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockKind;
+import io.github.redislock.core.LockObserver;
+import io.github.redislock.internal.Printable;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Exclusive {@link RedisLock} taken with the RedLock algorithm; see
+ * {@link RedLockTemplate}. Waiting is by retrying after a random delay (there is no
+ * shared release channel across independent nodes).
+ */
+final class RedLock extends ThreadOwnedLock {
+
+	/**
+	 * How many nodes granted the calling thread's last failed attempt, for the message.
+	 */
+	private static final ThreadLocal<int[]> LAST_GRANTED = ThreadLocal.withInitial(() -> new int[1]);
+
+	private final RedLockTemplate template;
+
+	RedLock(RedLockTemplate template, String name, String key, HoldBounds bounds) {
+		super(name, key, bounds);
+		this.template = template;
+	}
+
+	@Override
+	RedLock withBounds(HoldBounds bounds) {
+		return new RedLock(this.template, this.name, this.key, bounds);
+	}
+
+	@Override
+	HoldRegistry holds() {
+		return this.template.holds();
+	}
+
+	@Override
+	boolean acquireNew(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
+			throws InterruptedException {
+		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
+		RedLockSettings redlock = this.template.redlock();
+		int quorum = this.template.getQuorum();
+		String metricName = LockMetricNames.of(this.name, this.template.losses().metricNames());
+		LockObserver observer = this.template.losses().observer();
+		long start = System.nanoTime();
+		while (true) {
+			if (interruptible && Thread.interrupted()) {
+				// Checked before anything is sent: nothing to undo.
+				throw new InterruptedException("Interrupted while acquiring lock '" + Printable.of(this.name) + "'");
+			}
+			// An identity per attempt: the undo of an attempt whose answers came
+			// late reaches the nodes in no set order with the next attempt, and
+			// must never remove what that one was granted.
+			String owner = this.template.ownerId(threadId);
+			long attemptStart = System.nanoTime();
+			List<CompletableFuture<Long>> attempts = this.template
+				.startOnAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
+			List<@Nullable Long> results = this.template.answers(attempts);
+			long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - attemptStart);
+			long granted = results.stream().filter((result) -> result != null && result > 0).count();
+			long validity = lease - elapsed - redlock.driftMillis(lease);
+			if (granted >= quorum && validity > 0) {
+				long token = results.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(1);
+				LockHold hold = new LockHold(this.name, this.key, owner, threadId, token, leaseTime == null,
+						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)),
+						LockKind.EXCLUSIVE, metricName, boundsFromAnswer(elapsed));
+				this.template.holds().add(hold);
+				CurrentHolds.entered(hold);
+				observer.acquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start));
+				return true;
+			}
+			// Not held: undo the partial grant everywhere, also where no answer came,
+			// each after the attempt has run on that node (however late), so that it
+			// can never run before it and leave a stray grant behind.
+			this.template.afterEach(attempts, (node) -> node.release(this.key, owner, 0, "", 0));
+			LAST_GRANTED.get()[0] = (int) granted;
+			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+			if (remaining <= 0) {
+				observer.notAcquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start),
+						false);
+				return false;
+			}
+			long mean = redlock.retryDelay().toNanos();
+			long pause = ThreadLocalRandom.current().nextLong(mean / 2, mean + mean / 2 + 1);
+			TimeUnit.NANOSECONDS.sleep(Math.min(pause, remaining));
+		}
+	}
+
+	LockAcquisitionException acquisitionFailure(Duration waitTime) {
+		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
+				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");
+	}
+
+	/**
+	 * Release the hold on every node, owner-checked.
+	 * @return on how many nodes it was still ours
+	 */
+	long releaseOnNodes(LockHold hold) {
+		// The nodes' clocks differ, so a hold-at-least is sent as what remains of it by
+		// this process's clock, counted from when the attempt's answers were in (see
+		// boundsFromAnswer): each node keeps the lock at least that long from now.
+		long keep = Math.max(0,
+				hold.holdAtLeastMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hold.acquiredNanos()));
+		List<@Nullable Long> results = this.template
+			.onAllNodes((node) -> node.release(this.key, hold.owner(), 0, "", keep));
+		return results.stream().filter((result) -> result != null && result == 1).count();
+	}
+
+	/**
+	 * The hold's bounds, its hold-at-least lengthened by the attempt's duration: the hold
+	 * counts from when the attempt was sent, the nodes granted it up to that much later.
+	 */
+	private HoldBounds boundsFromAnswer(long attemptMillis) {
+		return (this.bounds.holdAtLeastMillis() > 0)
+				? this.bounds.withHoldAtLeast(this.bounds.holdAtLeastMillis() + attemptMillis) : this.bounds;
+	}
+
+	@Override
+	void releaseLast(LockHold hold) {
+		this.template.losses()
+			.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
+		long released = releaseOnNodes(hold);
+		if (released < this.template.getQuorum() || !hold.isHeld()) {
+			this.template.losses()
+				.releasedLost(hold, "only " + released + " of " + this.template.getNodeCount()
+						+ " RedLock nodes still had it when released" + (hold.isHeld() ? "" : ", after its validity"));
+		}
+	}
+
+	/**
+	 * Return whether a majority of the nodes has the lock.
+	 */
+	@Override
+	public boolean isLocked() {
+		return this.template.onAllNodes((node) -> node.exists(this.key))
+			.stream()
+			.filter(Boolean.TRUE::equals)
+			.count() >= this.template.getQuorum();
+	}
+
+	/**
+	 * Return the lease a majority of the nodes still has: the quorum-th longest.
+	 */
+	@Override
+	public Duration remainingLease() {
+		List<Duration> leases = this.template.onAllNodes((node) -> node.remainingLease(this.key))
+			.stream()
+			.filter((lease) -> lease != null && !lease.isZero())
+			.sorted((a, b) -> b.compareTo(a))
+			.toList();
+		int quorum = this.template.getQuorum();
+		return (leases.size() >= quorum) ? leases.get(quorum - 1) : Duration.ZERO;
+	}
+
+	@Override
+	public boolean forceUnlock() {
+		return this.template.onAllNodes((node) -> node.forceUnlock(this.key, ""))
+			.stream()
+			.anyMatch(Boolean.TRUE::equals);
+	}
+
+}

@@ -1,0 +1,234 @@
+package io.github.redislock.internal.lock;
+
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.protocol.ConnectionIntent;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Connections of their own for acquisitions that wait for replica acknowledgement.
+ * {@code WAIT} counts the writes of the connection it runs on and blocks it for up to the
+ * acknowledgement timeout, so it must run on the very connection that ran the acquire
+ * script, and not on the application's shared connection (it would hold up every other
+ * command of the application). Each such acquisition borrows a connection from a small
+ * pool of native Lettuce connections made by the factory's own client (same servers,
+ * credentials and TLS), runs the script and {@code WAIT} on it, and gives it back.
+ * <p>
+ * On a Redis Cluster, {@code WAIT} is keyless: sent on a cluster connection it would go
+ * to some node that ran none of our writes. So the pool holds cluster connections, and an
+ * acquisition runs the script and {@code WAIT} on the borrowed connection's own
+ * connection to the master that owns the lock's slot, which does not follow redirects.
+ * Pipelined behind the {@code WAIT} goes a read of the lock's key: if the slot moved away
+ * from that master meanwhile (MOVED or ASK, to the script or to that read), the
+ * acquisition counts as not acknowledged, the topology is reloaded, and the caller
+ * retries within its wait time.
+ */
+final class ReplicaAckConnections implements AutoCloseable {
+
+	/** Idle connections kept; more are opened when more acquisitions wait at once. */
+	static final int MAX_IDLE = 8;
+
+	private final LettuceConnectionFactory connectionFactory;
+
+	private final AbstractRedisClient client;
+
+	private final Deque<StatefulConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
+
+	private volatile boolean closed;
+
+	private ReplicaAckConnections(LettuceConnectionFactory connectionFactory, AbstractRedisClient client) {
+		this.connectionFactory = connectionFactory;
+		this.client = client;
+	}
+
+	/**
+	 * Return the connections for a started factory whose client is a standalone, Sentinel
+	 * or Cluster Lettuce client.
+	 * @throws IllegalStateException when the factory's client is of another kind
+	 */
+	static ReplicaAckConnections of(LettuceConnectionFactory connectionFactory) {
+		AbstractRedisClient client = connectionFactory.getNativeClient();
+		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
+			throw new IllegalStateException("Replica acknowledgement (redislock.min-replicas-acked) needs a Lettuce"
+					+ " RedisClient or RedisClusterClient, not " + client.getClass().getName());
+		}
+		return new ReplicaAckConnections(connectionFactory, client);
+	}
+
+	/**
+	 * The outcome of an acquisition with replica acknowledgement.
+	 *
+	 * @param result the acquire script's result (0 when the slot moved before it ran)
+	 * @param confirmed how many replicas confirmed it (0 when not acquired)
+	 * @param moved whether the lock's slot moved to another master before the
+	 * confirmation was in: then the acquisition, if any, is not acknowledged
+	 */
+	record Outcome(long result, long confirmed, boolean moved) {
+
+	}
+
+	/**
+	 * Run an acquire script, then, when it acquired, {@code WAIT} for {@code replicas},
+	 * on one connection of this pool (on a Cluster, to the master of the first key's
+	 * slot).
+	 */
+	Outcome acquireAndWait(RedisScript<Long> script, byte[][] keys, byte[][] args, int replicas, long timeoutMillis) {
+		StatefulConnection<byte[], byte[]> connection = borrow();
+		boolean reusable = false;
+		try {
+			Outcome outcome = acquireAndWait(connection, script, keys, args, replicas, timeoutMillis);
+			reusable = true;
+			if (outcome.moved() && this.client instanceof RedisClusterClient cluster) {
+				// For the caller's next attempt; a frozen node must not hold it up
+				// longer.
+				try {
+					cluster.refreshPartitionsAsync()
+						.toCompletableFuture()
+						.get(Math.max(timeoutMillis, 100), TimeUnit.MILLISECONDS);
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					// The next attempt finds out again.
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return outcome;
+		}
+		catch (RuntimeException ex) {
+			if (this.client instanceof RedisClusterClient cluster) {
+				// A master may have failed: learn the new topology for the next attempt.
+				cluster.refreshPartitionsAsync();
+			}
+			throw LettuceScripts.translate(ex);
+		}
+		finally {
+			giveBack(connection, reusable);
+		}
+	}
+
+	private Outcome acquireAndWait(StatefulConnection<byte[], byte[]> connection, RedisScript<Long> script,
+			byte[][] keys, byte[][] args, int replicas, long timeoutMillis) {
+		boolean cluster = connection instanceof StatefulRedisClusterConnection<?, ?>;
+		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0]);
+		Long token;
+		try {
+			token = LettuceScripts.evalsha(commands, script, keys, args,
+					this.connectionFactory.getClientConfiguration().getCommandTimeout());
+		}
+		catch (RedisCommandExecutionException ex) {
+			if (cluster && isRedirect(ex)) {
+				return new Outcome(0, 0, true);
+			}
+			throw ex;
+		}
+		long result = (token != null) ? token : 0;
+		if (result <= 0) {
+			return new Outcome(result, 0, false);
+		}
+		RedisFuture<Long> waiting = commands.waitForReplication(replicas, timeoutMillis);
+		// Behind WAIT on the same connection, so it runs after it: does this master
+		// still serve the key?
+		RedisFuture<Long> stillHere = cluster ? commands.pttl(keys[0]) : null;
+		Long confirmed = await(waiting, timeoutMillis);
+		if (stillHere != null) {
+			try {
+				await(stillHere, 0);
+			}
+			catch (RedisCommandExecutionException ex) {
+				if (isRedirect(ex)) {
+					return new Outcome(result, (confirmed != null) ? confirmed : 0, true);
+				}
+				throw ex;
+			}
+		}
+		return new Outcome(result, (confirmed != null) ? confirmed : 0, false);
+	}
+
+	/**
+	 * Return the commands that reach the node to run on: the connection itself, or on a
+	 * Cluster its connection to the master of the key's slot.
+	 */
+	@SuppressWarnings("unchecked")
+	private static RedisAsyncCommands<byte[], byte[]> commandsFor(StatefulConnection<byte[], byte[]> connection,
+			byte[] key) {
+		if (connection instanceof StatefulRedisClusterConnection<?, ?> cluster) {
+			int slot = SlotHash.getSlot(key);
+			RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
+			if (master == null) {
+				throw new DataAccessResourceFailureException(
+						"No master of the Redis Cluster serves slot " + slot + " (cluster down or resharding)");
+			}
+			return ((StatefulRedisClusterConnection<byte[], byte[]>) cluster)
+				.getConnection(master.getNodeId(), ConnectionIntent.WRITE)
+				.async();
+		}
+		return ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+	}
+
+	private static boolean isRedirect(RedisCommandExecutionException ex) {
+		String message = ex.getMessage();
+		return message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
+	}
+
+	private StatefulConnection<byte[], byte[]> borrow() {
+		StatefulConnection<byte[], byte[]> connection;
+		while ((connection = this.idle.pollFirst()) != null) {
+			if (connection.isOpen()) {
+				return connection;
+			}
+			connection.closeAsync();
+		}
+		if (this.client instanceof RedisClusterClient cluster) {
+			return cluster.connect(ByteArrayCodec.INSTANCE);
+		}
+		return ((RedisClient) this.client).connect(ByteArrayCodec.INSTANCE);
+	}
+
+	private void giveBack(StatefulConnection<byte[], byte[]> connection, boolean reusable) {
+		// A connection whose command timed out may still get that answer: not reused.
+		if (reusable && !this.closed && connection.isOpen() && this.idle.size() < MAX_IDLE) {
+			this.idle.addFirst(connection);
+			if (!this.closed) {
+				return;
+			}
+			this.idle.remove(connection);
+		}
+		connection.closeAsync();
+	}
+
+	private <T> @Nullable T await(RedisFuture<T> future, long extraMillis) {
+		return LettuceScripts.await(future,
+				this.connectionFactory.getClientConfiguration().getCommandTimeout().plusMillis(extraMillis));
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		StatefulConnection<byte[], byte[]> connection;
+		while ((connection = this.idle.pollFirst()) != null) {
+			connection.closeAsync();
+		}
+	}
+
+}

@@ -1,0 +1,194 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.internal.Printable;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.Assert;
+
+/**
+ * Base of the lock types: ownership by the calling thread, local re-entry counting and
+ * the {@link java.util.concurrent.locks.Lock} methods. Subclasses take a fresh hold and
+ * release the last one.
+ */
+abstract class ThreadOwnedLock implements RedisLock {
+
+	protected final String name;
+
+	/** Key of this lock's hold in Redis: what the watchdog renews. */
+	protected final String key;
+
+	/** What holds taken through this lock object keep at least and at most. */
+	protected final HoldBounds bounds;
+
+	ThreadOwnedLock(String name, String key, HoldBounds bounds) {
+		this.name = name;
+		this.key = key;
+		this.bounds = bounds;
+	}
+
+	/**
+	 * Return a lock object of the same lock whose holds have other bounds.
+	 */
+	abstract ThreadOwnedLock withBounds(HoldBounds bounds);
+
+	@Override
+	public RedisLock withHoldAtLeast(Duration holdAtLeast) {
+		Assert.notNull(holdAtLeast, "'holdAtLeast' must not be null");
+		Assert.isTrue(!holdAtLeast.isNegative(), "'holdAtLeast' must not be negative");
+		return withBounds(this.bounds.withHoldAtLeast(holdAtLeast.toMillis()));
+	}
+
+	@Override
+	public RedisLock withMaxHold(Duration maxHold) {
+		Assert.notNull(maxHold, "'maxHold' must not be null");
+		Assert.isTrue(!maxHold.isNegative(), "'maxHold' must not be negative");
+		return withBounds(this.bounds.withMaxHold(maxHold.toMillis()));
+	}
+
+	/**
+	 * Return where the holds of this lock's template are kept.
+	 */
+	abstract HoldRegistry holds();
+
+	/**
+	 * Take the lock for a thread that does not hold it yet, registering the hold and
+	 * entering it into the {@link io.github.redislock.core.LockContext}.
+	 * @param waitNanos how long to wait, negative for as long as it takes
+	 * @return whether it was acquired
+	 */
+	abstract boolean acquireNew(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
+			throws InterruptedException;
+
+	/**
+	 * Release the last hold, already removed from the registry and the context.
+	 */
+	abstract void releaseLast(LockHold hold);
+
+	@Override
+	public void lock() {
+		boolean interrupted = false;
+		while (true) {
+			try {
+				acquire(-1, null, false);
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		acquire(-1, null, true);
+	}
+
+	@Override
+	public boolean tryLock() {
+		try {
+			return acquire(0, null, true);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	@Override
+	public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+		return acquire(Math.max(0, unit.toNanos(time)), null, true);
+	}
+
+	@Override
+	public boolean tryLock(Duration waitTime, @Nullable Duration leaseTime) {
+		Assert.notNull(waitTime, "'waitTime' must not be null");
+		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
+		try {
+			return acquire(waitTime.toNanos(), leaseTime, true);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	private boolean acquire(long waitNanos, @Nullable Duration leaseTime, boolean interruptible)
+			throws InterruptedException {
+		long threadId = DefaultRedisLockTemplate.currentThreadId();
+		LockHold held = holds().get(this.key, threadId);
+		if (held != null) {
+			held.reenter(this.bounds);
+			CurrentHolds.entered(held);
+			return true;
+		}
+		return acquireNew(threadId, waitNanos, leaseTime, interruptible);
+	}
+
+	@Override
+	public void unlock() {
+		LockHold hold = currentHold();
+		if (hold == null) {
+			throw new IllegalMonitorStateException(
+					"Lock '" + Printable.of(this.name) + "' is not held by the current thread ("
+							+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
+		}
+		CurrentHolds.exited(hold);
+		if (hold.exit() > 0) {
+			return;
+		}
+		hold.releasing();
+		holds().remove(hold);
+		releaseLast(hold);
+	}
+
+	private @Nullable LockHold currentHold() {
+		return holds().get(this.key, DefaultRedisLockTemplate.currentThreadId());
+	}
+
+	@Override
+	public Condition newCondition() {
+		throw new UnsupportedOperationException("Distributed locks do not support conditions");
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread() {
+		LockHold hold = currentHold();
+		return hold != null && hold.isHeld();
+	}
+
+	@Override
+	public int getHoldCount() {
+		LockHold hold = currentHold();
+		return (hold != null) ? hold.count() : 0;
+	}
+
+	@Override
+	public long fencingToken() {
+		LockHold hold = currentHold();
+		if (hold == null) {
+			throw new IllegalMonitorStateException(
+					"Lock '" + Printable.of(this.name) + "' is not held by the current thread");
+		}
+		return hold.token();
+	}
+
+	@Override
+	public String getName() {
+		return this.name;
+	}
+
+	@Override
+	public String toString() {
+		return getClass().getSimpleName() + " '" + Printable.of(this.name) + "'";
+	}
+
+}

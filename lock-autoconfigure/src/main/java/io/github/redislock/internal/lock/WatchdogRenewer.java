@@ -1,0 +1,163 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.IntConsumer;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+/**
+ * Renews the leases of all watchdog-held locks of this instance, every third of the
+ * lease, from one thread.
+ * <p>
+ * One tick renews every held lock with one script call per batch of up to
+ * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
+ * per lock. A renewal that finds the lock gone or taken, or a hold whose local deadline
+ * passes before a renewal reached Redis, marks the hold lost. A hold that reached its
+ * maximum hold time is no longer renewed: it runs out with its current lease. Deadlines
+ * are checked on a thread of their own, so a renewal stuck on an unresponsive connection
+ * cannot delay the loss of a hold past its deadline.
+ */
+final class WatchdogRenewer implements AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(WatchdogRenewer.class);
+
+	static final int BATCH_SIZE = 500;
+
+	private final HoldRegistry holds;
+
+	private final LockCommands commands;
+
+	private final long leaseMillis;
+
+	private final BiConsumer<LockHold, String> onLost;
+
+	private final IntConsumer onRenewed;
+
+	private final Runnable eachTick;
+
+	private final ThreadPoolTaskScheduler scheduler;
+
+	private volatile Boolean cluster;
+
+	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
+			IntConsumer onRenewed, Runnable eachTick) {
+		this.eachTick = eachTick;
+		this.onRenewed = onRenewed;
+		this.holds = holds;
+		this.commands = commands;
+		this.leaseMillis = leaseMillis;
+		this.onLost = onLost;
+		this.scheduler = EngineThreads.scheduler("redislock-watchdog", 2);
+		Duration period = Duration.ofMillis(Math.max(1, leaseMillis / 3));
+		this.scheduler.scheduleAtFixedRate(this::renewAll, Instant.now().plus(period), period);
+		Duration checkPeriod = Duration.ofMillis(Math.max(1, Math.min(period.toMillis(), MAX_CHECK_PERIOD_MILLIS)));
+		this.scheduler.scheduleAtFixedRate(this::checkDeadlines, Instant.now().plus(checkPeriod), checkPeriod);
+	}
+
+	/** Loss by deadline is noticed at most this long after the deadline passed. */
+	private static final long MAX_CHECK_PERIOD_MILLIS = 1000;
+
+	private void renewAll() {
+		try {
+			this.eachTick.run();
+			List<LockHold> due = this.holds.watchdogHolds();
+			if (!due.isEmpty()) {
+				for (List<LockHold> batch : batches(due)) {
+					renew(batch);
+				}
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("Lock watchdog renewal failed", ex);
+		}
+	}
+
+	private void checkDeadlines() {
+		try {
+			for (LockHold hold : this.holds.all()) {
+				if (hold.deadlinePassed()) {
+					this.onLost.accept(hold, hold.expiryReason());
+				}
+			}
+		}
+		catch (Throwable ex) {
+			logger.error("Lock deadline check failed", ex);
+		}
+	}
+
+	private void renew(List<LockHold> batch) {
+		List<String> keys = new ArrayList<>(batch.size());
+		List<String> owners = new ArrayList<>(batch.size());
+		for (LockHold hold : batch) {
+			keys.add(hold.key());
+			owners.add(hold.owner());
+		}
+		long sent = System.nanoTime();
+		boolean[] renewed;
+		try {
+			renewed = this.commands.renew(keys, owners, this.leaseMillis);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew " + batch.size() + " lock(s); retrying on the next tick: " + ex);
+			return;
+		}
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.leaseMillis);
+		int count = 0;
+		for (int i = 0; i < renewed.length; i++) {
+			LockHold hold = batch.get(i);
+			if (renewed[i]) {
+				hold.renewed(sent, leaseNanos);
+				count++;
+			}
+			else if (this.holds.get(hold.key(), hold.threadId()) == hold) {
+				// Still registered, so not simply released while we renewed.
+				this.onLost.accept(hold, "a renewal found it expired, deleted or held by another owner");
+			}
+		}
+		if (count > 0) {
+			this.onRenewed.accept(count);
+		}
+	}
+
+	private List<List<LockHold>> batches(List<LockHold> holds) {
+		Map<Integer, List<LockHold>> bySlot = new LinkedHashMap<>();
+		boolean cluster = isCluster();
+		for (LockHold hold : holds) {
+			int slot = cluster ? ClusterSlotHashUtil.calculateSlot(hold.key()) : 0;
+			bySlot.computeIfAbsent(slot, (key) -> new ArrayList<>()).add(hold);
+		}
+		List<List<LockHold>> result = new ArrayList<>();
+		for (List<LockHold> slotHolds : bySlot.values()) {
+			for (int i = 0; i < slotHolds.size(); i += BATCH_SIZE) {
+				result.add(slotHolds.subList(i, Math.min(slotHolds.size(), i + BATCH_SIZE)));
+			}
+		}
+		return result;
+	}
+
+	private boolean isCluster() {
+		Boolean cluster = this.cluster;
+		if (cluster == null) {
+			cluster = this.commands.isCluster();
+			this.cluster = cluster;
+		}
+		return cluster;
+	}
+
+	@Override
+	public void close() {
+		this.scheduler.shutdown();
+	}
+
+}

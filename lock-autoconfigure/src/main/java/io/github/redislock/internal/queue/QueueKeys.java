@@ -1,0 +1,63 @@
+package io.github.redislock.internal.queue;
+
+import java.util.List;
+
+import io.github.redislock.internal.HashTags;
+
+import org.springframework.util.Assert;
+
+/**
+ * Redis key layout of the task queues. A task is one enqueued call; it gets a handle of
+ * its own (a number unique in its queue), and everything a task has is stored under its
+ * handle, so tasks that share an id share nothing else. For a queue {@code Q} under the
+ * key prefix {@code P}, every key carries the hash tag {@code {Q}} (braces and
+ * backslashes of the name escaped, {@link HashTags}), so a queue lives in one Cluster
+ * slot:
+ * <ul>
+ * <li>{@code P:queue:{Q}:ready} — sorted set: handle of a waiting task → due time (server
+ * ms);</li>
+ * <li>{@code P:queue:{Q}:waiting} — hash: task id → handles of its waiting tasks, oldest
+ * first (deduplication, {@code dequeue});</li>
+ * <li>{@code P:queue:{Q}:tasks} — hash: {@code handle:id}, {@code handle:payload},
+ * {@code handle:attempts} of every waiting or running task;</li>
+ * <li>{@code P:queue:{Q}:inflight} — sorted set: handle of a claimed task → visibility
+ * deadline;</li>
+ * <li>{@code P:queue:{Q}:running} — hash: task id → handle of its one claimed task;</li>
+ * <li>{@code P:queue:{Q}:claims} — hash: handle of a claimed task → claim token;</li>
+ * <li>{@code P:queue:{Q}:seq} — the last handle given; deleted when no task waits or runs
+ * (handles are at least the server clock in µs, so they keep increasing);</li>
+ * <li>{@code P:queue:{Q}:dead} — sorted set: dead task id → when it died (server µs); at
+ * most one per id;</li>
+ * <li>{@code P:queue:{Q}:dead-info} — hash: dead task id → JSON with error and
+ * attempts;</li>
+ * <li>{@code P:queue:{Q}:dead-payloads} — hash: dead task id → its payload;</li>
+ * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
+ * once.</li>
+ * </ul>
+ * The three dead-letter keys expire the maximum dead-letter age after the newest death.
+ */
+final class QueueKeys {
+
+	private final String prefix;
+
+	QueueKeys(String prefix) {
+		HashTags.checkPrefix(prefix);
+		this.prefix = prefix;
+	}
+
+	/**
+	 * Every key of a queue, in the order the scripts read them (see queue.lua).
+	 */
+	List<String> all(String queue) {
+		Assert.hasText(queue, "Queue name must not be empty");
+		Assert.isTrue(queue.length() <= 500, () -> "Queue name is longer than 500 characters: " + queue);
+		String base = this.prefix + ":queue:" + HashTags.of(queue);
+		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
+				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads");
+	}
+
+	String channel() {
+		return this.prefix + ":queue:ready";
+	}
+
+}

@@ -1,0 +1,297 @@
+package io.github.redislock.internal.queue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.github.redislock.internal.Printable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+/**
+ * Takes the due tasks of one queue, in batches, while this instance has free workers for
+ * it, and runs them on its worker threads. Renews the claims of its running tasks on a
+ * thread of its own, so a slow call for one queue never delays another queue's renewals,
+ * and marks a run's claim lost when a renewal finds it taken or none reached Redis within
+ * the visibility timeout.
+ */
+final class QueuePoller {
+
+	private static final Log logger = LogFactory.getLog(QueuePoller.class);
+
+	private final String queueName;
+
+	private final RedisTaskQueue queue;
+
+	private final QueueSettings settings;
+
+	private final String claimer;
+
+	private final Consumer<TaskRun> handler;
+
+	private final Semaphore freeWorkers;
+
+	private final Semaphore wakeUp = new Semaphore(0);
+
+	private final QueueExecutors.Executor workers;
+
+	private final QueueExecutors.Executor pollerExecutor;
+
+	private final ThreadPoolTaskScheduler renewer;
+
+	/** Running tasks by handle. */
+	private final Map<String, TaskRun> running = new ConcurrentHashMap<>();
+
+	/** Signalled when a run ends, for {@link #awaitRunning(long)}. */
+	private final Object runEnded = new Object();
+
+	private final CountDownLatch pollerDone = new CountDownLatch(1);
+
+	private volatile boolean taking = true;
+
+	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
+			Consumer<TaskRun> handler, QueueExecutors executors) {
+		this.queueName = queueName;
+		this.queue = queue;
+		this.settings = settings;
+		this.claimer = claimer;
+		this.handler = handler;
+		this.freeWorkers = new Semaphore(settings.workers());
+		this.workers = executors.workers(queueName, settings.workers());
+		this.pollerExecutor = executors.poller(queueName);
+		this.renewer = executors.renewer(queueName);
+	}
+
+	String queueName() {
+		return this.queueName;
+	}
+
+	void start() {
+		this.pollerExecutor.executor().execute(() -> {
+			try {
+				poll();
+			}
+			finally {
+				this.pollerDone.countDown();
+			}
+		});
+		Duration period = Duration.ofMillis(Math.max(10, this.settings.visibilityTimeout().toMillis() / 3));
+		this.renewer.scheduleWithFixedDelay(this::renew, java.time.Instant.now().plus(period), period);
+	}
+
+	/**
+	 * A task may be due: look at once.
+	 */
+	void wake() {
+		if (this.wakeUp.availablePermits() == 0) {
+			this.wakeUp.release();
+		}
+	}
+
+	List<TaskRun> runningTasks() {
+		return new ArrayList<>(this.running.values());
+	}
+
+	private void poll() {
+		while (this.taking) {
+			int free = 0;
+			try {
+				this.freeWorkers.acquire();
+				free = 1 + this.freeWorkers.drainPermits();
+				if (!this.taking) {
+					this.freeWorkers.release(free);
+					return;
+				}
+				long sent = System.nanoTime();
+				RedisTaskQueue.Claimed claimed = this.queue.claim(this.queueName,
+						Math.min(free, this.settings.batchSize()), this.claimer, this.settings);
+				this.freeWorkers.release(free - claimed.tasks().size());
+				free = 0;
+				deadLettered(claimed.deadLettered());
+				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
+					TaskRun run = new TaskRun(task, sent);
+					this.running.put(task.handle(), run);
+					this.workers.executor().execute(() -> runTask(run));
+				}
+				if (claimed.tasks().isEmpty()) {
+					long pause = this.settings.pollInterval().toMillis();
+					if (claimed.nextDueMillis() >= 0) {
+						pause = Math.min(pause, claimed.nextDueMillis());
+					}
+					this.wakeUp.tryAcquire(Math.max(1, pause), TimeUnit.MILLISECONDS);
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			catch (RuntimeException ex) {
+				this.freeWorkers.release(free);
+				if (this.taking) {
+					logger.warn("Could not take tasks of queue '" + this.queueName + "'; trying again in "
+							+ this.settings.pollInterval() + ": " + ex);
+					sleep(this.settings.pollInterval().toMillis());
+				}
+			}
+		}
+	}
+
+	private void deadLettered(List<String> ids) {
+		for (String id : ids) {
+			logger.error("Task '" + Printable.of(id) + "' of queue '" + this.queueName
+					+ "' moved to the dead letters: it was claimed " + this.settings.maxAttempts()
+					+ " times and its worker never reported back (killed, halted, or cut"
+					+ " off from Redis longer than the visibility timeout)");
+			this.queue.observer().processed(this.queueName, "dead");
+		}
+	}
+
+	private void runTask(TaskRun run) {
+		run.startedOn(Thread.currentThread());
+		try {
+			this.handler.accept(run);
+		}
+		finally {
+			run.startedOn(null);
+			this.running.remove(run.task().handle(), run);
+			this.freeWorkers.release();
+			synchronized (this.runEnded) {
+				this.runEnded.notifyAll();
+			}
+		}
+	}
+
+	/**
+	 * Renew the claims of the running tasks in one call; a claim that is no longer ours,
+	 * or that no renewal confirmed within the visibility timeout, is lost.
+	 */
+	void renew() {
+		List<TaskRun> runs = new ArrayList<>();
+		for (TaskRun run : this.running.values()) {
+			if (run.isClaimHeld()) {
+				runs.add(run);
+			}
+		}
+		if (runs.isEmpty()) {
+			return;
+		}
+		long sent = System.nanoTime();
+		try {
+			boolean[] held = this.queue.settle(this.queueName, "extend",
+					Long.toString(this.settings.visibilityTimeout().toMillis()), this.settings.deadLetterMaxSize(),
+					this.settings.deadLetterMaxAge(), runs.stream().map(TaskRun::task).toList());
+			for (int i = 0; i < runs.size(); i++) {
+				if (held[i]) {
+					runs.get(i).confirmed(sent);
+				}
+				else {
+					lost(runs.get(i),
+							"another worker claimed it after its visibility timeout passed without a renewal");
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not renew the claims of " + runs.size() + " running task(s) of queue '" + this.queueName
+					+ "': " + ex);
+		}
+		long visibility = this.settings.visibilityTimeout().toNanos();
+		for (TaskRun run : runs) {
+			if (run.isClaimHeld() && System.nanoTime() - run.confirmedNanos() > visibility) {
+				lost(run, "no renewal reached Redis within the visibility timeout");
+			}
+		}
+	}
+
+	private void lost(TaskRun run, String reason) {
+		claimLost(this.queue, run, reason);
+	}
+
+	/**
+	 * Mark a run's claim lost; the first time, log one WARN and count it.
+	 */
+	static void claimLost(RedisTaskQueue queue, TaskRun run, String reason) {
+		if (run.lost(reason)) {
+			logger.warn("Task '" + Printable.of(run.task().id()) + "' of queue '" + Printable.of(run.task().queue())
+					+ "' lost its claim (" + reason
+					+ "): another worker may run it now, and this run's outcome will not be recorded;"
+					+ " TaskContext.isClaimHeld() is false from now on");
+			queue.observer().claimLost(run.task().queue());
+		}
+	}
+
+	/**
+	 * Stop taking tasks. The poller is woken rather than interrupted, so that a claim
+	 * under way completes and its tasks are run.
+	 */
+	void stopTaking() {
+		this.taking = false;
+		wake();
+		this.freeWorkers.release();
+		try {
+			this.pollerDone.await(this.settings.pollInterval().toMillis() + 5000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		this.pollerExecutor.close().run();
+	}
+
+	/**
+	 * Wait until the running tasks finish or the deadline passes.
+	 * @return whether they all finished
+	 */
+	boolean awaitRunning(long deadlineNanos) {
+		synchronized (this.runEnded) {
+			while (!this.running.isEmpty()) {
+				long left = deadlineNanos - System.nanoTime();
+				if (left <= 0) {
+					return false;
+				}
+				try {
+					TimeUnit.NANOSECONDS.timedWait(this.runEnded, left);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+			return true;
+		}
+	}
+
+	/**
+	 * Interrupt the running tasks.
+	 */
+	void interruptRunning() {
+		for (TaskRun run : this.running.values()) {
+			run.interrupt();
+		}
+	}
+
+	/**
+	 * Stop renewing claims: a task still running from now on keeps its claim only until
+	 * its visibility timeout passes.
+	 */
+	void stopRenewing() {
+		this.renewer.shutdown();
+		this.workers.close().run();
+	}
+
+	private void sleep(long millis) {
+		try {
+			this.wakeUp.tryAcquire(millis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+}

@@ -1,0 +1,333 @@
+package io.github.redislock.internal.queue;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.internal.Printable;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Runs the {@code @QueuedTask} methods of this instance: one {@link QueuePoller} per
+ * queue with {@link QueueSettings#workers()} concurrent tasks, woken by enqueue
+ * notifications and otherwise looking every poll interval, each renewing the claims of
+ * its running tasks with one script call per tick on a thread of its own.
+ * <p>
+ * Delivery is at-least-once. On {@link #stop()} the pollers stop taking tasks and running
+ * tasks may finish within the shutdown timeout; those that do not are interrupted, and a
+ * task that then returns hands its claim back (waiting again, due now, the attempt not
+ * counted). The claim of a task that does not return is left to its visibility timeout:
+ * no other instance starts a task while it still runs here.
+ *
+ * @since 0.1.0
+ */
+public final class QueueWorkers implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(QueueWorkers.class);
+
+	/**
+	 * How long interrupted tasks get to return at shutdown before their claims are left
+	 * to expire.
+	 */
+	private static final long INTERRUPT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	/**
+	 * The method a worker is about to call through the bean's proxy, consumed by that
+	 * call.
+	 */
+	private static final ThreadLocal<Method> WORKER_CALL = new ThreadLocal<>();
+
+	private final RedisTaskQueue queue;
+
+	private final QueueSettings settings;
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final BeanFactory beanFactory;
+
+	private final QueueExecutors executors;
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final Map<String, QueuePoller> pollers = new ConcurrentHashMap<>();
+
+	private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
+
+	private volatile @Nullable RedisMessageListenerContainer notifications;
+
+	private volatile boolean running;
+
+	private volatile boolean stopping;
+
+	public QueueWorkers(RedisTaskQueue queue, QueueSettings settings, RedisConnectionFactory connectionFactory,
+			BeanFactory beanFactory, QueueExecutors executors) {
+		this.queue = queue;
+		this.settings = settings;
+		this.connectionFactory = connectionFactory;
+		this.beanFactory = beanFactory;
+		this.executors = executors;
+	}
+
+	/**
+	 * Return whether this call of a {@code @QueuedTask} method is a worker running the
+	 * task's method body, which the advice then lets through instead of enqueueing it. It
+	 * is true once per task run, for the worker's own call: a {@code @QueuedTask} method
+	 * called from inside a running task is enqueued like any other call.
+	 * @param method the invoked method
+	 * @param targetClass the target class, if known
+	 * @return whether to run the method body
+	 */
+	public static boolean takeWorkerCall(Method method, @Nullable Class<?> targetClass) {
+		Method pending = WORKER_CALL.get();
+		if (pending != null && pending.equals(AopUtils.getMostSpecificMethod(method, targetClass))) {
+			WORKER_CALL.remove();
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Register the {@code @QueuedTask} method that handles a queue.
+	 * @param queueName the queue
+	 * @param beanName the bean whose method it is (called through its proxy)
+	 * @param method the method
+	 */
+	public void register(String queueName, String beanName, Method method) {
+		Handler previous = this.handlers.putIfAbsent(queueName, new Handler(beanName, method));
+		if (previous != null && !previous.method().equals(method)) {
+			throw new IllegalStateException("Queue '" + queueName + "' is handled by both " + previous.method()
+					+ " and " + method + "; give each @QueuedTask method its own queue");
+		}
+	}
+
+	/**
+	 * Return the handler of a queue, or {@code null} when this instance has none.
+	 */
+	@Nullable Handler handler(String queueName) {
+		return this.handlers.get(queueName);
+	}
+
+	public QueueSettings getSettings() {
+		return this.settings;
+	}
+
+	/**
+	 * Return the queues that have a handler on this instance.
+	 */
+	public List<String> getQueueNames() {
+		return new ArrayList<>(this.handlers.keySet());
+	}
+
+	@Override
+	public void start() {
+		this.running = true;
+		this.stopping = false;
+		if (this.settings.workers() == 0 || this.handlers.isEmpty()) {
+			return;
+		}
+		for (Map.Entry<String, Handler> entry : this.handlers.entrySet()) {
+			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, this.settings, this.instanceId,
+					(run) -> run(entry.getValue(), run), this.executors);
+			this.pollers.put(entry.getKey(), poller);
+			poller.start();
+		}
+		subscribe();
+	}
+
+	private void subscribe() {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(this.connectionFactory);
+		container.setTaskExecutor(new SyncTaskExecutor());
+		container.addMessageListener((message, pattern) -> {
+			QueuePoller poller = this.pollers.get(new String(message.getBody(), StandardCharsets.UTF_8));
+			if (poller != null) {
+				poller.wake();
+			}
+		}, new ChannelTopic(this.queue.notificationChannel()));
+		container.afterPropertiesSet();
+		try {
+			container.start();
+			this.notifications = container;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not subscribe to queue notifications; workers look every " + this.settings.pollInterval()
+					+ " instead", ex);
+		}
+	}
+
+	/**
+	 * Run a claimed task's method body and record the outcome.
+	 */
+	void run(Handler handler, TaskRun run) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		CurrentTask.entered(run);
+		// The enqueuing code's logging context, also for the outcome's log lines.
+		CallerContext.Scope context = CallerContext.restore(this.queue.json(), task.callerContext());
+		try {
+			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), task.payload());
+			invoke(handler, arguments);
+			if (settle(run, "ack", "")) {
+				this.queue.observer().processed(task.queue(), "success");
+			}
+		}
+		catch (Throwable failure) {
+			boolean interrupted = Thread.currentThread().isInterrupted() || causedByInterrupt(failure);
+			if (this.stopping && interrupted) {
+				logger.info("Task '" + Printable.of(task.id()) + "' of queue '" + task.queue()
+						+ "' stopped at shutdown; handing it back");
+				settle(run, "release", "");
+			}
+			else {
+				failed(run, failure);
+			}
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		finally {
+			context.close();
+			CurrentTask.exited();
+		}
+	}
+
+	private static boolean causedByInterrupt(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private void invoke(Handler handler, @Nullable Object[] arguments) throws Throwable {
+		Object bean = this.beanFactory.getBean(handler.beanName());
+		Method method = AopUtils.selectInvocableMethod(handler.method(), bean.getClass());
+		// Beans are often package-private classes with public methods.
+		ReflectionUtils.makeAccessible(method);
+		WORKER_CALL.set(handler.method());
+		try {
+			method.invoke(bean, arguments);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getTargetException();
+		}
+		finally {
+			WORKER_CALL.remove();
+		}
+	}
+
+	private void failed(TaskRun run, Throwable failure) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		String error = failure.getClass().getName() + ": " + failure.getMessage();
+		if (task.attempt() >= this.settings.maxAttempts()) {
+			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
+			if (settle(run, "dead", info)) {
+				logger.error("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+						+ "' failed " + task.attempt() + " times; moved to the dead letters", failure);
+				this.queue.observer().processed(task.queue(), "dead");
+			}
+		}
+		else {
+			long backoff = this.settings.backoff(task.attempt()).toMillis();
+			if (settle(run, "retry", Long.toString(backoff))) {
+				logger.warn("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+						+ "' failed (attempt " + task.attempt() + " of " + this.settings.maxAttempts()
+						+ "); retrying in " + backoff + "ms: " + error);
+				this.queue.observer().processed(task.queue(), "retry");
+			}
+		}
+	}
+
+	/**
+	 * Record a task's outcome, if this worker still holds its claim. Runs with the
+	 * thread's interrupt flag cleared (an interrupted thread cannot wait for Redis's
+	 * answer) and restores it.
+	 * @return whether the outcome was recorded
+	 */
+	private boolean settle(TaskRun run, String action, String argument) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		boolean interrupted = Thread.interrupted();
+		try {
+			boolean[] settled = this.queue.settle(task.queue(), action, argument, this.settings.deadLetterMaxSize(),
+					this.settings.deadLetterMaxAge(), List.of(task));
+			if (!settled[0]) {
+				QueuePoller.claimLost(this.queue, run,
+						"another worker claimed it after its visibility timeout passed without a renewal");
+				logger.debug("Outcome (" + action + ") of task '" + Printable.of(task.id()) + "' of queue '"
+						+ task.queue() + "' dropped: its claim was lost");
+			}
+			return settled[0];
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not record the outcome (" + action + ") of task '" + Printable.of(task.id())
+					+ "' of queue '" + task.queue() + "'; it runs again after its visibility timeout", ex);
+			return false;
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public void stop() {
+		this.running = false;
+		this.stopping = true;
+		RedisMessageListenerContainer notifications = this.notifications;
+		if (notifications != null) {
+			try {
+				notifications.destroy();
+			}
+			catch (Exception ex) {
+				logger.debug("Could not close queue notifications", ex);
+			}
+			this.notifications = null;
+		}
+		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
+		this.pollers.values().forEach(QueuePoller::stopTaking);
+		List<QueuePoller> unfinished = new ArrayList<>();
+		for (QueuePoller poller : this.pollers.values()) {
+			if (!poller.awaitRunning(deadline)) {
+				unfinished.add(poller);
+			}
+		}
+		unfinished.forEach(QueuePoller::interruptRunning);
+		long grace = System.nanoTime() + INTERRUPT_GRACE_NANOS;
+		for (QueuePoller poller : unfinished) {
+			if (!poller.awaitRunning(grace)) {
+				logger.warn(poller.runningTasks().size() + " task(s) of queue '" + poller.queueName()
+						+ "' did not stop when interrupted at shutdown; their claims are no longer renewed and"
+						+ " another instance runs them once their visibility timeout has passed");
+			}
+		}
+		this.pollers.values().forEach(QueuePoller::stopRenewing);
+		this.pollers.clear();
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	record Handler(String beanName, Method method) {
+	}
+
+}

@@ -1,0 +1,296 @@
+package io.github.redislock.internal.queue;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.redislock.queue.DeadLetters;
+import io.github.redislock.queue.DeadTask;
+import io.github.redislock.queue.TaskEntry;
+import io.github.redislock.queue.TaskQueue;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.util.Assert;
+
+/**
+ * {@link TaskQueue} and {@link DeadLetters} on Redis, one Lua script per operation (key
+ * layout in {@link QueueKeys}). Also carries out the workers' claim protocol. Numbers go
+ * to Redis in ASCII digits whatever the default locale.
+ *
+ * @since 0.1.0
+ */
+public class RedisTaskQueue implements TaskQueue, DeadLetters {
+
+	private static final RedisScript<Long> ENQUEUE = script("enqueue.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> POP = script("pop.lua", List.class);
+
+	private static final RedisScript<Long> DEQUEUE = script("dequeue.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> SETTLE = script("settle.lua", List.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DEAD_LETTERS = script("dead-letters.lua", List.class);
+
+	private static final RedisScript<Long> DEAD_LETTER_COUNT = script("dead-letters.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> DEPTHS = script("depths.lua", List.class);
+
+	private final StringRedisTemplate redis;
+
+	private final JsonMapper json;
+
+	private final QueueKeys keys;
+
+	private volatile QueueObserver observer = new QueueObserver() {
+	};
+
+	public RedisTaskQueue(RedisConnectionFactory connectionFactory, JsonMapper json, String keyPrefix) {
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.json = json;
+		this.keys = new QueueKeys(keyPrefix);
+	}
+
+	private static <T> RedisScript<T> script(String name, Class<T> type) {
+		// Loaded once, as text (a script made from a resource would check the resource
+		// for changes on every call), behind the helpers every queue script shares.
+		return RedisScript.of(text("queue.lua") + "\n" + text(name), type);
+	}
+
+	private static String text(String name) {
+		try {
+			return new ClassPathResource(name, RedisTaskQueue.class).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the script " + name, ex);
+		}
+	}
+
+	@Override
+	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
+		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, false);
+	}
+
+	@Override
+	public void enqueueOrReplace(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
+		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, true);
+	}
+
+	/**
+	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the arguments, as a JSON array
+	 * @param delay how long from now until the task is due
+	 * @param replace whether to replace a waiting task with the same id
+	 * @return whether enqueued (or replaced)
+	 */
+	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
+		return enqueueJson(queue, id, payload, delay, replace);
+	}
+
+	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
+		Assert.hasText(id, "'id' must not be empty");
+		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
+		Long result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
+				replace ? "1" : "0", this.keys.channel(), queue, CallerContext.capture(this.json));
+		boolean enqueued = result != null && result == 1;
+		if (enqueued) {
+			this.observer.enqueued(queue);
+		}
+		return enqueued;
+	}
+
+	@Override
+	public List<TaskEntry> pop(String queue, int count) {
+		return entries(queue, count, true);
+	}
+
+	@Override
+	public List<TaskEntry> top(String queue, int count) {
+		return entries(queue, count, false);
+	}
+
+	private List<TaskEntry> entries(String queue, int count, boolean remove) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(POP, this.keys.all(queue), Integer.toString(count), remove ? "1" : "0");
+		List<TaskEntry> entries = new ArrayList<>();
+		if (flat != null) {
+			for (int i = 0; i + 2 < flat.size(); i += 3) {
+				entries.add(new TaskEntry((String) flat.get(i), Double.parseDouble((String) flat.get(i + 1)),
+						(String) flat.get(i + 2)));
+			}
+		}
+		return entries;
+	}
+
+	@Override
+	public boolean dequeue(String queue, String id, double score) {
+		Long result = this.redis.execute(DEQUEUE, this.keys.all(queue), id, number(score));
+		return result != null && result == 1;
+	}
+
+	@Override
+	public long size(String queue) {
+		Long size = this.redis.opsForZSet().zCard(this.keys.all(queue).get(0));
+		return (size != null) ? size : 0;
+	}
+
+	@Override
+	public List<DeadTask> list(String queue, int count) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(DEAD_LETTERS, this.keys.all(queue), "list", Integer.toString(count));
+		List<DeadTask> result = new ArrayList<>();
+		for (int i = 0; flat != null && i + 3 < flat.size(); i += 4) {
+			JsonNode details = this.json.readTree((String) flat.get(i + 2));
+			long diedAtMicros = Long.parseLong((String) flat.get(i + 1));
+			result.add(new DeadTask((String) flat.get(i), diedAtMicros / 1000, details.path("attempts").asInt(),
+					details.path("error").asString(""), (String) flat.get(i + 3)));
+		}
+		return result;
+	}
+
+	@Override
+	public boolean requeue(String queue, String id) {
+		Long result = this.redis.execute(DEAD_LETTER_COUNT, this.keys.all(queue), "requeue", id, this.keys.channel(),
+				queue);
+		return result != null && result == 1;
+	}
+
+	@Override
+	public long purge(String queue) {
+		Long result = this.redis.execute(DEAD_LETTER_COUNT, this.keys.all(queue), "purge");
+		return (result != null) ? result : 0;
+	}
+
+	/**
+	 * Return how many tasks of a queue are in each state.
+	 * @param queue the queue name
+	 * @return the depths
+	 */
+	public QueueDepths depths(String queue) {
+		List<?> result = this.redis.execute(DEPTHS, this.keys.all(queue));
+		long[] values = new long[5];
+		for (int i = 0; result != null && i < values.length && i < result.size(); i++) {
+			values[i] = ((Number) result.get(i)).longValue();
+		}
+		return new QueueDepths(values[0], values[1], values[2], values[3], values[4]);
+	}
+
+	/**
+	 * Set the observer told about enqueued tasks (metrics).
+	 * @param observer the observer
+	 */
+	public void setQueueObserver(QueueObserver observer) {
+		this.observer = observer;
+	}
+
+	QueueObserver observer() {
+		return this.observer;
+	}
+
+	// The workers' claim protocol.
+
+	/**
+	 * Claim up to {@code max} due tasks for the visibility timeout of {@code settings};
+	 * expired claims come back first, or go to the dead letters when they used up
+	 * {@link QueueSettings#maxAttempts()}.
+	 */
+	Claimed claim(String queue, int max, String claimer, QueueSettings settings) {
+		List<?> flat = this.redis.execute(CLAIM, this.keys.all(queue), Integer.toString(max),
+				Long.toString(settings.visibilityTimeout().toMillis()), claimer,
+				Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
+				Long.toString(settings.deadLetterMaxAge().toMillis()));
+		List<ClaimedTask> tasks = new ArrayList<>();
+		List<String> buried = new ArrayList<>();
+		long nextDueMillis = -1;
+		if (flat != null && flat.size() >= 2) {
+			nextDueMillis = ((Number) flat.get(0)).longValue();
+			int dead = ((Number) flat.get(1)).intValue();
+			for (int i = 2; i < 2 + dead; i++) {
+				buried.add((String) flat.get(i));
+			}
+			for (int i = 2 + dead; i + 5 < flat.size(); i += 6) {
+				tasks.add(new ClaimedTask(queue, (String) flat.get(i), (String) flat.get(i + 1),
+						(String) flat.get(i + 2), (String) flat.get(i + 3), ((Number) flat.get(i + 4)).intValue(),
+						(String) flat.get(i + 5)));
+			}
+		}
+		return new Claimed(tasks, nextDueMillis, buried);
+	}
+
+	/**
+	 * Settle claimed tasks of one queue (see settle.lua for the actions).
+	 * @return per task whether its claim still matched
+	 */
+	boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
+			List<ClaimedTask> tasks) {
+		List<String> args = new ArrayList<>(List.of(action, argument, Integer.toString(maxDead),
+				Long.toString(maxDeadAge.toMillis()), this.keys.channel(), queue));
+		for (ClaimedTask task : tasks) {
+			args.add(task.handle());
+			args.add(task.token());
+		}
+		List<?> result = this.redis.execute(SETTLE, this.keys.all(queue), args.toArray());
+		boolean[] settled = new boolean[tasks.size()];
+		for (int i = 0; result != null && i < settled.length && i < result.size(); i++) {
+			settled[i] = ((Number) result.get(i)).longValue() == 1;
+		}
+		return settled;
+	}
+
+	/**
+	 * Write a number for Redis, whatever the default locale: an integral value without a
+	 * fraction, digits always ASCII.
+	 */
+	static String number(double value) {
+		if (value == Math.rint(value) && Math.abs(value) < 9e18) {
+			return Long.toString((long) value);
+		}
+		return Double.toString(value);
+	}
+
+	String notificationChannel() {
+		return this.keys.channel();
+	}
+
+	/**
+	 * Return the JSON mapper that writes and reads the payloads.
+	 * @return the mapper
+	 */
+	public JsonMapper json() {
+		return this.json;
+	}
+
+	/**
+	 * What a claim returned: the tasks, ms until the next waiting task is due (-1: none
+	 * waits), and the ids of tasks that went to the dead letters because their workers
+	 * never reported back.
+	 */
+	record Claimed(List<ClaimedTask> tasks, long nextDueMillis, List<String> deadLettered) {
+	}
+
+	/**
+	 * A task claimed by a worker; {@code callerContext} is the enqueuing code's logging
+	 * context as JSON ({@code ""} when it had none).
+	 */
+	record ClaimedTask(String queue, String id, String handle, String payload, String token, int attempt,
+			String callerContext) {
+	}
+
+}

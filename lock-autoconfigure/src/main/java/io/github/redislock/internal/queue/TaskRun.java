@@ -1,0 +1,81 @@
+package io.github.redislock.internal.queue;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One run of a claimed task on this instance: the claim, and whether it is still known to
+ * be held.
+ */
+final class TaskRun {
+
+	private final RedisTaskQueue.ClaimedTask task;
+
+	private volatile long confirmedNanos;
+
+	private volatile @Nullable String lostReason;
+
+	private volatile @Nullable Thread worker;
+
+	/**
+	 * @param task the claimed task
+	 * @param claimSentNanos when the claim was sent: the visibility timeout counts from
+	 * then
+	 */
+	TaskRun(RedisTaskQueue.ClaimedTask task, long claimSentNanos) {
+		this.task = task;
+		this.confirmedNanos = claimSentNanos;
+	}
+
+	RedisTaskQueue.ClaimedTask task() {
+		return this.task;
+	}
+
+	/**
+	 * A renewal sent at {@code sentNanos} found the claim still held.
+	 */
+	void confirmed(long sentNanos) {
+		this.confirmedNanos = sentNanos;
+	}
+
+	long confirmedNanos() {
+		return this.confirmedNanos;
+	}
+
+	/**
+	 * The worker thread starts running this task ({@code null}: it is done).
+	 */
+	void startedOn(@Nullable Thread thread) {
+		this.worker = thread;
+	}
+
+	/**
+	 * Interrupt the worker thread running this task, if one is.
+	 */
+	void interrupt() {
+		Thread thread = this.worker;
+		if (thread != null) {
+			thread.interrupt();
+		}
+	}
+
+	boolean isClaimHeld() {
+		return this.lostReason == null;
+	}
+
+	@Nullable String lostReason() {
+		return this.lostReason;
+	}
+
+	/**
+	 * Mark the claim lost.
+	 * @return whether it was held until now
+	 */
+	synchronized boolean lost(String reason) {
+		if (this.lostReason != null) {
+			return false;
+		}
+		this.lostReason = reason;
+		return true;
+	}
+
+}

@@ -1,0 +1,87 @@
+-- A worker takes due tasks: each moves, in this one script, from waiting to in-flight with a
+-- visibility deadline and a fresh claim token, and its attempt is counted. A task whose id
+-- runs already is left waiting: one id never runs under two live claims.
+-- First, in-flight tasks whose deadline passed (their worker died or was cut off) come back
+-- as waiting tasks of their own, or, when they were claimed max-attempts times already, go
+-- to the dead letters. Aged dead letters are trimmed.
+-- ARGV[1] max tasks, ARGV[2] visibility ms, ARGV[3] claimer id, ARGV[4] max attempts,
+-- ARGV[5] max dead, ARGV[6] max dead age ms
+-- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
+-- letters, then per task: id, handle, payload, token, attempt, context ('' when none)}
+local max_attempts = tonumber(ARGV[4])
+local max_dead = tonumber(ARGV[5])
+local max_dead_age = tonumber(ARGV[6])
+local buried = {}
+for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMIT', 0, 1000)) do
+  local id = task_id(handle)
+  if id then
+    end_run(id, handle)
+    local attempts = tonumber(redis.call('HGET', TASKS, handle .. ':attempts') or '0')
+    if attempts >= max_attempts then
+      local info = cjson.encode({ attempts = attempts, error = 'Its worker never reported back after ' .. attempts
+        .. ' attempt(s) (killed, halted, or cut off from Redis longer than the visibility timeout)' })
+      bury(id, handle, info, max_dead, max_dead_age)
+      table.insert(buried, id)
+    else
+      add_waiting(id, handle, now)
+    end
+  else
+    redis.call('ZREM', INFLIGHT, handle)
+    redis.call('HDEL', CLAIMS, handle)
+  end
+end
+trim_dead(max_dead, max_dead_age)
+
+local max = tonumber(ARGV[1])
+local claimed = {}
+local taken = 0
+local skipped = 0
+while taken < max and skipped < 1000 do
+  local page = max - taken + 16
+  local due = redis.call('ZRANGEBYSCORE', READY, '-inf', now, 'LIMIT', skipped, page)
+  for _, handle in ipairs(due) do
+    if taken >= max then
+      break
+    end
+    local id = task_id(handle)
+    if not id then
+      redis.call('ZREM', READY, handle)
+    elseif redis.call('HEXISTS', RUNNING, id) == 1 then
+      skipped = skipped + 1
+    else
+      local token = ARGV[3] .. ':' .. string.format('%.0f', now_us)
+      remove_waiting(id, handle)
+      redis.call('ZADD', INFLIGHT, now + tonumber(ARGV[2]), handle)
+      redis.call('HSET', RUNNING, id, handle)
+      redis.call('HSET', CLAIMS, handle, token)
+      local attempt = redis.call('HINCRBY', TASKS, handle .. ':attempts', 1)
+      for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token, attempt,
+          redis.call('HGET', TASKS, handle .. ':context') or '' }) do
+        table.insert(claimed, value)
+      end
+      taken = taken + 1
+    end
+  end
+  if #due < page then
+    break
+  end
+end
+
+local next_due = -1
+if taken >= max and redis.call('ZCOUNT', READY, '-inf', now) > skipped then
+  next_due = 0
+else
+  local later = redis.call('ZRANGEBYSCORE', READY, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if later[1] then
+    next_due = tonumber(later[2]) - now
+  end
+end
+tidy()
+local result = { next_due, #buried }
+for _, id in ipairs(buried) do
+  table.insert(result, id)
+end
+for _, value in ipairs(claimed) do
+  table.insert(result, value)
+end
+return result

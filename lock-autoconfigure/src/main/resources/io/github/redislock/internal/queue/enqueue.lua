@@ -1,0 +1,22 @@
+-- Enqueue a task, deduplicated by id among the waiting tasks (a running task of the id does
+-- not count: the new one waits until that run settles). One round trip.
+-- ARGV[1] id, ARGV[2] payload, ARGV[3] delay ms, ARGV[4] '1' to replace the newest waiting
+-- task of the id, ARGV[5] notification channel, ARGV[6] queue name, ARGV[7] the caller's
+-- logging context (JSON; empty: none)
+-- Returns 1 when enqueued or replaced, 0 when a task of the id was waiting and is kept.
+local id = ARGV[1]
+local waiting = waiting_handles(id)
+if #waiting > 0 then
+  if ARGV[4] ~= '1' then
+    return 0
+  end
+  local replaced = waiting[#waiting]
+  remove_waiting(id, replaced)
+  forget(replaced)
+end
+new_task(id, ARGV[2], now + tonumber(ARGV[3]), ARGV[7])
+if tonumber(ARGV[3]) <= 0 then
+  -- Wake idle workers at once; delayed tasks are found when they fall due.
+  redis.call('PUBLISH', ARGV[5], ARGV[6])
+end
+return 1

@@ -1,0 +1,126 @@
+-- Shared by every queue script (prepended to each when it is loaded; static text, never
+-- built from input). Key layout in QueueKeys: every script gets the same ten keys.
+-- A task is one enqueued call with a handle of its own; tasks that share an id share
+-- nothing but the id.
+local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10]
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
+
+-- A new handle: larger than every handle given before, also after the counter was
+-- deleted with the last task (at least the server clock in microseconds).
+local function new_handle()
+  local handle = redis.call('INCR', SEQ)
+  if handle < now_us then
+    handle = now_us
+    redis.call('SET', SEQ, string.format('%.0f', handle))
+  end
+  return string.format('%.0f', handle)
+end
+
+-- WAITING: id -> the handles of the waiting tasks of that id, oldest first, space-separated.
+local function waiting_handles(id)
+  local handles = {}
+  local list = redis.call('HGET', WAITING, id)
+  if list then
+    for handle in string.gmatch(list, '%S+') do
+      table.insert(handles, handle)
+    end
+  end
+  return handles
+end
+
+local function add_waiting(id, handle, due)
+  local list = redis.call('HGET', WAITING, id)
+  redis.call('HSET', WAITING, id, list and (list .. ' ' .. handle) or handle)
+  redis.call('ZADD', READY, due, handle)
+end
+
+local function remove_waiting(id, handle)
+  redis.call('ZREM', READY, handle)
+  local kept = {}
+  for _, other in ipairs(waiting_handles(id)) do
+    if other ~= handle then
+      table.insert(kept, other)
+    end
+  end
+  if #kept == 0 then
+    redis.call('HDEL', WAITING, id)
+  else
+    redis.call('HSET', WAITING, id, table.concat(kept, ' '))
+  end
+end
+
+-- context: the caller's logging context (JSON), stored only when there is one.
+local function new_task(id, payload, due, context)
+  local handle = new_handle()
+  redis.call('HSET', TASKS, handle .. ':id', id, handle .. ':payload', payload)
+  if context and context ~= '' then
+    redis.call('HSET', TASKS, handle .. ':context', context)
+  end
+  add_waiting(id, handle, due)
+  return handle
+end
+
+local function task_id(handle)
+  return redis.call('HGET', TASKS, handle .. ':id')
+end
+
+-- Delete a task's own fields: nothing of another task is touched.
+local function forget(handle)
+  redis.call('HDEL', TASKS, handle .. ':id', handle .. ':payload', handle .. ':attempts', handle .. ':context')
+end
+
+-- The handle counter goes when no task waits or runs.
+local function tidy()
+  if redis.call('ZCARD', READY) == 0 and redis.call('ZCARD', INFLIGHT) == 0 then
+    redis.call('DEL', SEQ)
+  end
+end
+
+-- A claimed task stops running: its claim and its mark on the id go.
+local function end_run(id, handle)
+  redis.call('ZREM', INFLIGHT, handle)
+  redis.call('HDEL', CLAIMS, handle)
+  if redis.call('HGET', RUNNING, id) == handle then
+    redis.call('HDEL', RUNNING, id)
+  end
+end
+
+-- Dead letters: DEAD id -> died at (server clock, microseconds, so deaths keep their
+-- order), DEAD_INFO id -> JSON, DEAD_PAYLOADS id -> payload. At most one per id.
+local function drop_dead(ids)
+  for _, id in ipairs(ids) do
+    redis.call('ZREM', DEAD, id)
+    redis.call('HDEL', DEAD_INFO, id)
+    redis.call('HDEL', DEAD_PAYLOADS, id)
+  end
+end
+
+-- Bounded in age and number, the oldest go first; a negative max skips the trim.
+local function trim_dead(max, max_age_ms)
+  if max < 0 then
+    return
+  end
+  drop_dead(redis.call('ZRANGEBYSCORE', DEAD, '-inf', string.format('%.0f', now_us - max_age_ms * 1000),
+    'LIMIT', 0, 1000))
+  local excess = redis.call('ZCARD', DEAD) - max
+  if excess > 0 then
+    drop_dead(redis.call('ZRANGE', DEAD, 0, excess - 1))
+  end
+end
+
+-- A task (not waiting, not running) goes to the dead letters, replacing an older death of
+-- its id. The dead keys expire max age after the newest death, so they go even when no
+-- worker is left to trim them.
+local function bury(id, handle, info, max, max_age_ms)
+  redis.call('ZADD', DEAD, string.format('%.0f', now_us), id)
+  redis.call('HSET', DEAD_INFO, id, info)
+  redis.call('HSET', DEAD_PAYLOADS, id, redis.call('HGET', TASKS, handle .. ':payload') or '')
+  forget(handle)
+  trim_dead(max, max_age_ms)
+  for _, key in ipairs({ DEAD, DEAD_INFO, DEAD_PAYLOADS }) do
+    redis.call('PEXPIRE', key, max_age_ms)
+  end
+end

@@ -1,0 +1,271 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockLostException;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServers;
+import io.lettuce.core.ClientOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * RedLock over five independent redis-server processes, with nodes killed, restarted and
+ * frozen.
+ */
+@Tag("slow-fault")
+@ExtendWith(RedisExtension.class)
+class RedLockTests {
+
+	private static final RedLockSettings SETTINGS = new RedLockSettings(Duration.ofMillis(100), Duration.ofMillis(50),
+			0.01);
+
+	private final RedisServers servers;
+
+	private final List<LocalRedisServer> nodes = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
+
+	private final List<RedLockTemplate> templates = new ArrayList<>();
+
+	private final String name = "redlock-" + UUID.randomUUID();
+
+	RedLockTests(RedisServers servers) {
+		this.servers = servers;
+		for (int i = 0; i < 5; i++) {
+			this.nodes.add(servers.start());
+		}
+	}
+
+	@AfterEach
+	void close() {
+		this.templates.forEach(RedLockTemplate::destroy);
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	/** One application instance: its own connection to every node. */
+	private RedLockTemplate instance(Duration leaseTime) {
+		List<LettuceConnectionFactory> connections = new ArrayList<>();
+		for (LocalRedisServer node : this.nodes) {
+			LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+				.commandTimeout(Duration.ofSeconds(2))
+				.clientOptions(ClientOptions.builder()
+					.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+					.build())
+				.build();
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(node.host(), node.port()), client);
+			factory.afterPropertiesSet();
+			factory.start();
+			connections.add(factory);
+		}
+		this.factories.addAll(connections);
+		RedLockTemplate template = new RedLockTemplate(connections, LockSettings.DEFAULTS.withLeaseTime(leaseTime),
+				SETTINGS);
+		this.templates.add(template);
+		return template;
+	}
+
+	private RedLockTemplate instance() {
+		return instance(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void holdAtLeastKeepsTheLockOnEveryNodeAndShutdownReleasesWhatIsLeft() {
+		RedLockTemplate first = instance();
+		RedisLock kept = first.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(30));
+		// Waits give the first calls time to connect to the nodes.
+		assertThat(kept.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		kept.unlock();
+		RedisLock plain = first.getLock(this.name + "-plain");
+		assertThat(plain.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		RedLockTemplate second = instance();
+		assertThat(second.getLock(this.name).tryLock(Duration.ofMillis(500), null)).as("kept after the release")
+			.isFalse();
+		// Kept where it was granted: on a majority at least.
+		long keeping = this.nodes.stream()
+			.map((node) -> node.template().getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS))
+			.filter((ttl) -> ttl != null && ttl >= 20_000 && ttl <= 30_000)
+			.count();
+		assertThat(keeping).isGreaterThanOrEqualTo(3);
+		first.destroy();
+		RedisLock next = second.getLock(this.name + "-plain");
+		assertThat(next.tryLock(Duration.ofSeconds(1), null)).as("released at shutdown").isTrue();
+		next.unlock();
+		assertThat(plain.isHeldByCurrentThread()).isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(plain::unlock);
+	}
+
+	@Test
+	void withTwoOfFiveNodesKilledLocksAreStillAcquiredAndExclusive() {
+		RedisLock first = instance().getLock(this.name);
+		RedisLock second = instance().getLock(this.name);
+		this.nodes.get(0).kill();
+		this.nodes.get(3).kill();
+		assertThat(first.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		assertThat(second.tryLock(Duration.ofMillis(300), null)).isFalse();
+		first.unlock();
+		assertThat(second.tryLock(Duration.ofSeconds(2), null)).isTrue();
+		second.unlock();
+	}
+
+	@Test
+	void withThreeOfFiveNodesKilledAcquisitionFailsNamingTheShortfallAndWorksAgainAfterRestart() {
+		RedLockTemplate template = instance();
+		List<LocalRedisServer> killed = List.of(this.nodes.get(1), this.nodes.get(2), this.nodes.get(4));
+		killed.forEach(LocalRedisServer::kill);
+		long start = System.nanoTime();
+		assertThatExceptionOfType(LockAcquisitionException.class)
+			.isThrownBy(() -> template.execute(this.name, Duration.ofMillis(300), null, () -> "never"))
+			.withMessageContaining("'" + this.name + "'")
+			.withMessageContaining("only 2 of 5 RedLock nodes granted it, 3 needed");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		killed.forEach(this.servers::restart);
+		assertThat(template.execute(this.name, Duration.ofSeconds(20), null, () -> "locked")).isEqualTo("locked");
+	}
+
+	@Test
+	void frozenNodeDoesNotMakeAcquisitionWaitLongerThanTheNodeTimeout() {
+		RedisLock lock = instance().getLock(this.name);
+		LocalRedisServer frozen = this.nodes.get(2);
+		frozen.pause();
+		try {
+			long start = System.nanoTime();
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			// The node timeout is 100ms; without it the frozen node would hold the call
+			// for
+			// the client's command timeout (2s here).
+			assertThat(took).isLessThan(Duration.ofMillis(1500));
+			lock.unlock();
+		}
+		finally {
+			frozen.resume();
+		}
+	}
+
+	@Test
+	void twoInstancesUnderContentionNeverHoldTheLockTogether() throws Exception {
+		List<RedLockTemplate> instances = List.of(instance(), instance());
+		SectionHistory history = new SectionHistory();
+		ExecutorService threads = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> results = new ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				RedisLock lock = instances.get(t % 2).getLock(this.name);
+				results.add(threads.submit(() -> {
+					for (int i = 0; i < 8; i++) {
+						assertThat(lock.tryLock(Duration.ofSeconds(60), null)).isTrue();
+						try (SectionHistory.Open section = history.enter(true)) {
+							Thread.sleep(2);
+						}
+						finally {
+							lock.unlock();
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> result : results) {
+				result.get(3, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(history.size()).isEqualTo(64);
+		assertThat(history.writeOverlaps()).isEmpty();
+	}
+
+	@Test
+	void reentrantOwnerCheckedAndRenewedByTheWatchdog() throws Exception {
+		RedisLock lock = instance(Duration.ofMillis(600)).getLock(this.name);
+		RedisLock other = instance(Duration.ofMillis(600)).getLock(this.name);
+		lock.lock();
+		lock.lock();
+		assertThat(lock.getHoldCount()).isEqualTo(2);
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(other::unlock);
+		long start = System.nanoTime();
+		while (System.nanoTime() - start < Duration.ofMillis(1800).toNanos()) {
+			assertThat(other.tryLock()).isFalse();
+			Thread.sleep(50);
+		}
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		assertThat(lock.isLocked()).isTrue();
+		lock.unlock();
+		lock.unlock();
+		assertThat(other.tryLock()).isTrue();
+		other.unlock();
+	}
+
+	@Test
+	void watchdogRenewsManyLocksInBoundedBatchesPerNode() throws Exception {
+		RedLockTemplate template = instance(Duration.ofMillis(1500));
+		java.util.concurrent.ExecutorService holder = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			int count = 2 * WatchdogRenewer.BATCH_SIZE + 100;
+			List<RedisLock> locks = new ArrayList<>();
+			holder.submit(() -> {
+				for (int i = 0; i < count; i++) {
+					RedisLock lock = template.getLock(this.name + "-" + i);
+					assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+					locks.add(lock);
+				}
+			}).get();
+			io.github.redislock.test.CommandCounter counter = new io.github.redislock.test.CommandCounter(
+					this.nodes.get(0));
+			long before = counter.calls("evalsha", "eval");
+			// One tick (every third of the lease, 500 ms) renews all of them: its calls
+			// follow each other within milliseconds.
+			await().atMost(Duration.ofSeconds(10)).until(() -> counter.calls("evalsha", "eval") > before);
+			long tickStart = System.nanoTime();
+			await().atMost(Duration.ofSeconds(1)).until(() -> System.nanoTime() - tickStart > 200_000_000L);
+			assertThat(counter.calls("evalsha", "eval") - before).as("renew calls of one tick on one node")
+				.isEqualTo(3);
+			holder.submit(() -> locks.forEach(RedisLock::unlock)).get();
+		}
+		finally {
+			holder.shutdownNow();
+		}
+	}
+
+	@Test
+	void interruptedCallerSendsNothing() {
+		RedLockTemplate template = instance(Duration.ofSeconds(30));
+		io.github.redislock.test.CommandCounter counter = new io.github.redislock.test.CommandCounter(
+				this.nodes.get(0));
+		long before = counter.calls("evalsha", "eval");
+		RedisLock lock = template.getLock(this.name);
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(InterruptedException.class)
+				.isThrownBy(() -> lock.tryLock(1, java.util.concurrent.TimeUnit.SECONDS));
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(counter.calls("evalsha", "eval") - before).isZero();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+}

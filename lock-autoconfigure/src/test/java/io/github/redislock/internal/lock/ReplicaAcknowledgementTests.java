@@ -1,0 +1,146 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServers;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * With replica acknowledgement, an acquisition counts only once the replicas confirm it.
+ */
+@Tag("slow-fault")
+@ExtendWith(RedisExtension.class)
+class ReplicaAcknowledgementTests {
+
+	private final LocalRedisServer master;
+
+	private final LocalRedisServer replica;
+
+	private final LockTemplates templates;
+
+	private final String name = "acked-" + UUID.randomUUID();
+
+	ReplicaAcknowledgementTests(RedisServers servers) {
+		this.master = servers.start("--repl-diskless-sync-delay", "0");
+		this.replica = servers.start("--replicaof", "127.0.0.1", Integer.toString(this.master.port()));
+		this.templates = new LockTemplates(this.master);
+		// Ready when writes flow: a write on the master shows on the replica.
+		this.master.template().opsForValue().set("replication-probe", "1");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> "1".equals(this.replica.template().opsForValue().get("replication-probe")));
+	}
+
+	private static String info(LocalRedisServer server) {
+		return String.valueOf(server.template()
+			.execute((RedisCallback<Object>) (connection) -> connection.serverCommands().info("replication")));
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.templates.close();
+	}
+
+	private DefaultRedisLockTemplate acknowledged(int replicas) {
+		return this.templates
+			.create(LockSettings.DEFAULTS.withReplicaAcknowledgement(replicas, Duration.ofMillis(200)));
+	}
+
+	@Test
+	void acknowledgedLockIsOnTheReplicaWhenTheAcquireReturns() {
+		RedisLock lock = acknowledged(1).getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		assertThat(this.replica.template().hasKey("redislock:{" + this.name + "}")).isTrue();
+		lock.unlock();
+		RedisLock write = acknowledged(1).getReadWriteLock(this.name).writeLock();
+		assertThat(write.tryLock(Duration.ZERO, null)).isTrue();
+		write.unlock();
+	}
+
+	@Test
+	void shortfallOfReplicasCountsAsNotAcquiredAndLeavesNoLock() {
+		RedisLock lock = acknowledged(1).getLock(this.name);
+		this.replica.pause();
+		try {
+			assertThat(lock.tryLock(Duration.ofMillis(500), null)).isFalse();
+			assertThat(lock.isLocked()).as("released again").isFalse();
+		}
+		finally {
+			this.replica.resume();
+		}
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> lock.tryLock(Duration.ZERO, null));
+		lock.unlock();
+	}
+
+	@Test
+	void moreReplicasThanExistAreNeverEnough() {
+		RedisLock lock = acknowledged(2).getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isFalse();
+		assertThat(lock.isLocked()).isFalse();
+	}
+
+	@Test
+	void undoOfAnUnacknowledgedAcquisitionWakesTheWaitersOfOtherInstances() throws Exception {
+		RedisLock unacknowledged = this.templates
+			.create(LockSettings.DEFAULTS.withReplicaAcknowledgement(2, Duration.ofMillis(1500)))
+			.getLock(this.name);
+		RedisLock waiter = this.templates.create().getLock(this.name);
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+		try {
+			var taking = threads.submit(() -> unacknowledged.tryLock(Duration.ZERO, null));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+			long start = System.nanoTime();
+			var waiting = threads.submit(() -> waiter.tryLock(Duration.ofSeconds(20), null));
+			assertThat(taking.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("not acknowledged").isFalse();
+			assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("woken by the undo")
+				.isLessThan(Duration.ofSeconds(6));
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	void waitingForAcknowledgementNeverBlocksTheApplicationsOtherCommands() throws Exception {
+		LettuceConnectionFactory shared = this.master.connectionFactory();
+		DefaultRedisLockTemplate locks = new DefaultRedisLockTemplate(shared,
+				LockSettings.DEFAULTS.withReplicaAcknowledgement(1, Duration.ofSeconds(3)));
+		org.springframework.data.redis.core.StringRedisTemplate application = new org.springframework.data.redis.core.StringRedisTemplate(
+				shared);
+		application.opsForValue().set("app-key", "app-value");
+		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+		this.replica.pause();
+		try {
+			// The replica is frozen: this acquisition waits the whole acknowledgement
+			// timeout for it.
+			var acquiring = thread.submit(() -> locks.getLock(this.name).tryLock(Duration.ZERO, null));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+			long start = System.nanoTime();
+			assertThat(application.opsForValue().get("app-key")).isEqualTo("app-value");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the application's own command")
+				.isLessThan(Duration.ofMillis(1500));
+			assertThat(acquiring.get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+		}
+		finally {
+			this.replica.resume();
+			thread.shutdownNow();
+			locks.destroy();
+		}
+	}
+
+}

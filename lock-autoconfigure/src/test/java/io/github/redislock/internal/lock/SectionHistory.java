@@ -1,0 +1,87 @@
+package io.github.redislock.internal.lock;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Records the sections threads believed they ran under a read or write lock (from the
+ * return of the acquire to the call of the release, on the monotonic clock), and checks
+ * them: no write section overlaps any other section, and read sections did overlap.
+ */
+final class SectionHistory {
+
+	private final ConcurrentLinkedQueue<Section> sections = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Record a section; call {@link Open#close()} just before releasing.
+	 */
+	Open enter(boolean write) {
+		long start = System.nanoTime();
+		return () -> this.sections.add(new Section(write, start, System.nanoTime()));
+	}
+
+	void add(boolean write, long start, long end) {
+		this.sections.add(new Section(write, start, end));
+	}
+
+	/**
+	 * Return the write sections that overlapped another section; empty when the history
+	 * is consistent with a read-write lock.
+	 */
+	List<String> writeOverlaps() {
+		List<Section> all = new ArrayList<>(this.sections);
+		List<String> violations = new ArrayList<>();
+		for (int i = 0; i < all.size(); i++) {
+			for (int j = i + 1; j < all.size(); j++) {
+				Section a = all.get(i);
+				Section b = all.get(j);
+				if ((a.write() || b.write()) && a.overlaps(b)) {
+					violations.add(a + " overlaps " + b);
+				}
+			}
+		}
+		return violations;
+	}
+
+	/**
+	 * Return how many pairs of read sections overlapped.
+	 */
+	int readOverlaps() {
+		List<Section> reads = this.sections.stream().filter((section) -> !section.write()).toList();
+		int count = 0;
+		for (int i = 0; i < reads.size(); i++) {
+			for (int j = i + 1; j < reads.size(); j++) {
+				if (reads.get(i).overlaps(reads.get(j))) {
+					count++;
+				}
+			}
+		}
+		return count;
+	}
+
+	int size() {
+		return this.sections.size();
+	}
+
+	interface Open extends AutoCloseable {
+
+		@Override
+		void close();
+
+	}
+
+	record Section(boolean write, long start, long end) {
+
+		boolean overlaps(Section other) {
+			return this.start < other.end && other.start < this.end;
+		}
+
+		@Override
+		public String toString() {
+			return (this.write ? "write" : "read") + "[" + this.start + ", " + this.end + "]";
+		}
+
+	}
+
+}

@@ -1,0 +1,496 @@
+package io.github.redislock.internal.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.annotation.OnDuplicate;
+import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration;
+import io.github.redislock.queue.DeadLetters;
+import io.github.redislock.queue.DeadTask;
+import io.github.redislock.queue.TaskContext;
+import io.github.redislock.queue.TaskEntry;
+import io.github.redislock.queue.TaskQueue;
+import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code @QueuedTask} methods run by workers of one or two application instances on a
+ * real Redis.
+ */
+@ExtendWith(RedisExtension.class)
+class QueuedTaskTests {
+
+	/** What the handlers ran, per test queue: task id → runs. */
+	static final Map<String, Map<String, AtomicInteger>> RUNS = new ConcurrentHashMap<>();
+
+	static final Map<String, CountDownLatch> BLOCKERS = new ConcurrentHashMap<>();
+
+	private final RedisServer redis;
+
+	private final ApplicationContextRunner runner;
+
+	private final String queue = "tasks-" + UUID.randomUUID();
+
+	QueuedTaskTests(RedisServer redis) {
+		this.redis = redis;
+		this.runner = LockApplicationContextRunner.on(redis)
+			.withConfiguration(AutoConfigurations.of(RedisTaskQueueAutoConfiguration.class))
+			.withPropertyValues("test.queue=" + this.queue, "test.delay=0", "redislock.queue.poll-interval=200ms",
+					"redislock.queue.backoff.initial=10ms")
+			.withBean(Tasks.class);
+	}
+
+	@AfterEach
+	void release() {
+		BLOCKERS.values().forEach(CountDownLatch::countDown);
+	}
+
+	private Map<String, AtomicInteger> runs() {
+		return RUNS.computeIfAbsent(this.queue, (key) -> new ConcurrentHashMap<>());
+	}
+
+	private StringRedisTemplate raw() {
+		return this.redis.template();
+	}
+
+	private Set<String> queueKeys() {
+		return raw().keys("redislock:queue:{" + this.queue + ".*");
+	}
+
+	/** The queue of one handler method: each @QueuedTask method has its own. */
+	private String queue(String method) {
+		return this.queue + "." + method;
+	}
+
+	@Test
+	void twoInstancesWithFourWorkersEachRunFiveThousandTasksExactlyOnce() {
+		ApplicationContextRunner instances = this.runner.withPropertyValues("redislock.queue.workers=4",
+				"redislock.queue.batch-size=32");
+		instances.run((first) -> instances.run((second) -> {
+			Tasks producer = first.getBean(Tasks.class);
+			for (int i = 0; i < 5000; i++) {
+				producer.record("task-" + i);
+			}
+			await().atMost(Duration.ofMinutes(2)).until(() -> runs().size() == 5000);
+			await().atMost(Duration.ofSeconds(30)).until(() -> queueKeys().isEmpty());
+			assertThat(runs().values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+			assertThat(first.getBean(TaskQueue.class).size(queue("record"))).isZero();
+		}));
+	}
+
+	@Test
+	void delayedTaskRunsAfterItsDelayAndSoonAfter() {
+		this.runner.withPropertyValues("test.delay=1s").run((context) -> {
+			long start = System.nanoTime();
+			context.getBean(Tasks.class).recordLater("late");
+			await().atMost(Duration.ofSeconds(15)).until(() -> runs().containsKey("late"));
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(900)).isLessThan(Duration.ofSeconds(10));
+		});
+	}
+
+	@Test
+	void producerOnlyInstanceKeepsOrReplacesDuplicatesById() {
+		this.runner.withPropertyValues("redislock.queue.workers=0").run((context) -> {
+			Tasks tasks = context.getBean(Tasks.class);
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			tasks.keyed("order-1", "first");
+			tasks.keyed("order-1", "second");
+			assertThat(queue.top(queue("keyed"), 10)).singleElement()
+				.satisfies((entry) -> assertThat(entry.payload()).isEqualTo("[\"order-1\",\"first\"]"));
+			tasks.keyedReplace("order-1", "first");
+			tasks.keyedReplace("order-1", "second");
+			assertThat(queue.top(queue("replace"), 10)).singleElement()
+				.satisfies((entry) -> assertThat(entry.payload()).isEqualTo("[\"order-1\",\"second\"]"));
+			assertThat(runs()).isEmpty();
+		});
+	}
+
+	@Test
+	void taskOfAWorkerThatDiedRunsAgainOnTheOtherInstanceAfterTheVisibilityTimeout() {
+		ApplicationContextRunner instances = this.runner.withPropertyValues("redislock.queue.workers=2",
+				"redislock.queue.visibility-timeout=1s");
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		instances.withPropertyValues("redislock.queue.workers=1").run((doomed) -> {
+			doomed.getBean(Tasks.class).blocking("victim");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("victim"));
+			// The worker's process dies from Redis's point of view: no renewal, no
+			// answer.
+			doomed.getBean(LettuceConnectionFactory.class).destroy();
+			instances.run((survivor) -> {
+				await().atMost(Duration.ofSeconds(30)).until(() -> runs().get("victim").get() == 2);
+				BLOCKERS.get(this.queue).countDown();
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> survivor.getBean(TaskQueue.class).size(queue("blocking")) == 0 && queueKeys().stream()
+						.noneMatch((key) -> key.endsWith(":inflight") || key.endsWith(":claims")));
+			});
+		});
+	}
+
+	@Test
+	void alwaysFailingTaskEndsInTheDeadLettersWithItsErrorAndCanBeRequeued() {
+		this.runner.withPropertyValues("redislock.queue.max-attempts=3").run((context) -> {
+			context.getBean(Tasks.class).failing("poison");
+			DeadLetters dead = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20)).until(() -> !dead.list(queue("failing"), 10).isEmpty());
+			assertThat(runs().get("poison")).hasValue(3);
+			DeadTask task = dead.list(queue("failing"), 10).get(0);
+			assertThat(task.attempts()).isEqualTo(3);
+			assertThat(task.error()).contains("IllegalStateException").contains("always fails: poison");
+			assertThat(task.payload()).isEqualTo("[\"poison\"]");
+			assertThat(dead.requeue(queue("failing"), task.id())).isTrue();
+			await().atMost(Duration.ofSeconds(20)).until(() -> runs().get("poison").get() == 6);
+			await().atMost(Duration.ofSeconds(20)).until(() -> dead.list(queue("failing"), 10).size() == 1);
+			assertThat(dead.purge(queue("failing"))).isEqualTo(1);
+			assertThat(queueKeys()).isEmpty();
+		});
+	}
+
+	@Test
+	void argumentThatCannotBeWrittenFailsTheCallNamingTheParameterAndWritesNothing() {
+		this.runner.withPropertyValues("redislock.queue.workers=0").run((context) -> {
+			assertThatIllegalArgumentException().isThrownBy(() -> context.getBean(Tasks.class).opaque(new Unwritable()))
+				.withMessageContaining("QueuedTaskTests.Tasks.opaque(Object)")
+				.withMessageContaining("argument 'thing' (" + Unwritable.class.getName() + ")");
+			assertThat(queueKeys()).isEmpty();
+		});
+	}
+
+	@Test
+	void callInsideATransactionIsEnqueuedAfterCommitAndNotAtAllOnRollback() {
+		this.runner
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+			.withPropertyValues("redislock.queue.workers=0", "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID())
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				TaskQueue queue = context.getBean(TaskQueue.class);
+				TransactionTemplate transaction = context.getBean(TransactionTemplate.class);
+				transaction.executeWithoutResult((status) -> {
+					tasks.record("committed");
+					assertThat(queue.size(queue("record"))).as("not before the commit").isZero();
+				});
+				assertThat(queue.size(queue("record"))).isEqualTo(1);
+				transaction.executeWithoutResult((status) -> {
+					tasks.record("rolled-back");
+					status.setRollbackOnly();
+				});
+				assertThat(queue.top(queue("record"), 10)).extracting(TaskEntry::payload)
+					.containsExactly("[\"committed\"]");
+			});
+	}
+
+	@Test
+	void shutdownHandsUnfinishedTasksBackAtOnce() {
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.shutdown-timeout=200ms", "redislock.queue.workers=1")
+			.run((context) -> {
+				context.getBean(Tasks.class).blocking("unfinished");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("unfinished"));
+			});
+		// The context is closed: the claim went back to ready, due now, without waiting
+		// for
+		// the visibility timeout.
+		TaskQueue queue = new RedisTaskQueue(this.redis.connectionFactory(),
+				new tools.jackson.databind.json.JsonMapper(), "redislock");
+		assertThat(queue.top(queue("blocking"), 10)).extracting(TaskEntry::id).containsExactly("unfinished");
+	}
+
+	@Test
+	void taskRunningTenVisibilityTimeoutsIsRenewedAndRunsOnce() {
+		ApplicationContextRunner instances = this.runner.withPropertyValues("redislock.queue.visibility-timeout=300ms",
+				"test.work-millis=3000");
+		instances.run((first) -> instances.run((second) -> {
+			first.getBean(Tasks.class).slow("long");
+			await().atMost(Duration.ofSeconds(30)).until(() -> queueKeys().isEmpty() && runs().containsKey("long"));
+			assertThat(runs().get("long")).hasValue(1);
+		}));
+	}
+
+	@Test
+	void queuedTaskCalledFromARunningTaskIsEnqueuedNotRunInline() {
+		this.runner.run((context) -> {
+			context.getBean(Tasks.class).outer("n1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("outer:n1"));
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> queue.size(queue("outer")) == 0);
+			assertThat(runs()).as("the nested call waits for its delay").doesNotContainKey("later:n1");
+			assertThat(queue.size(queue("nested"))).isEqualTo(1);
+			assertThat(runs().get("outer:n1")).hasValue(1);
+		});
+	}
+
+	@Test
+	void runningTaskLearnsThatItsClaimWasLost() {
+		this.runner.withPropertyValues("redislock.queue.visibility-timeout=300ms").run((context) -> {
+			context.getBean(Tasks.class).watchful("w1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("watching:w1"));
+			assertThat(runs()).doesNotContainKey("lost:w1");
+			// Another worker took the task meanwhile (as after a pause longer than the
+			// visibility timeout): the claim this worker renews is no longer there.
+			raw().delete("redislock:queue:{" + queue("watchful") + "}:claims");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("lost:w1"));
+		});
+	}
+
+	@Test
+	void aSlowRenewalOfOneQueueDoesNotDelayTheRenewalsOfAnother() {
+		String slowQueue = queue("blocking");
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.visibility-timeout=600ms", "test.work-millis=2500")
+			.withBean(SlowRenewals.class, () -> new SlowRenewals(this.redis, slowQueue))
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				tasks.blocking("stuck");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stuck"));
+				tasks.slow("fast");
+				await().atMost(Duration.ofSeconds(30)).until(() -> runs().containsKey("fast"));
+				RedisTaskQueue queue = context.getBean(RedisTaskQueue.class);
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> queue.depths(queue("slow")).inflight() == 0 && queue.size(queue("slow")) == 0);
+				BLOCKERS.get(this.queue).countDown();
+				assertThat(runs().get("fast")).as("renewed in time: ran once").hasValue(1);
+			});
+	}
+
+	/**
+	 * A queue whose renewals of one queue take far longer than the visibility timeout.
+	 */
+	static class SlowRenewals extends RedisTaskQueue {
+
+		private final String slowQueue;
+
+		SlowRenewals(RedisServer redis, String slowQueue) {
+			super(redis.connectionFactory(), new tools.jackson.databind.json.JsonMapper(), "redislock");
+			this.slowQueue = slowQueue;
+		}
+
+		@Override
+		boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
+				List<ClaimedTask> tasks) {
+			if (queue.equals(this.slowQueue) && action.equals("extend")) {
+				try {
+					Thread.sleep(3000);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return super.settle(queue, action, argument, maxDead, maxDeadAge, tasks);
+		}
+
+	}
+
+	@Test
+	void shutdownLeavesTheClaimOfATaskThatDoesNotStopToItsVisibilityTimeout() {
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.shutdown-timeout=200ms", "redislock.queue.workers=1")
+			.run((context) -> {
+				context.getBean(Tasks.class).stubborn("stubborn");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stubborn"));
+			});
+		// Closed, but the task ignored the interrupt and still runs: no other instance
+		// may start it now.
+		assertThat(runs()).doesNotContainKey("stubborn-done");
+		TaskQueue queue = new RedisTaskQueue(this.redis.connectionFactory(),
+				new tools.jackson.databind.json.JsonMapper(), "redislock");
+		assertThat(queue.top(queue("stubborn"), 10)).isEmpty();
+		assertThat(queue.size(queue("stubborn"))).isZero();
+		BLOCKERS.get(this.queue).countDown();
+		await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("stubborn-done"));
+	}
+
+	@Test
+	void misusedQueuedTaskStopsTheStartNamingTheMethod() {
+		this.runner.withBean(NotVoid.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("@QueuedTask on QueuedTaskTests.NotVoid.call(String)")
+				.hasMessageContaining("returns String"));
+		this.runner.withBean(BadId.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("@QueuedTask on QueuedTaskTests.BadId.call(String): id expression '#nme'"));
+		this.runner.withBean(BadDelay.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("delay 'soon' is not a duration"));
+	}
+
+	@Test
+	void disabledStarterRunsTheMethodInTheCaller() {
+		this.runner.withPropertyValues("redislock.enabled=false").run((context) -> {
+			context.getBean(Tasks.class).record("direct");
+			assertThat(runs()).containsKey("direct");
+		});
+	}
+
+	static class NotVoid {
+
+		@QueuedTask
+		public String call(String name) {
+			return name;
+		}
+
+	}
+
+	static class BadId {
+
+		@QueuedTask(id = "#nme")
+		public void call(String name) {
+		}
+
+	}
+
+	static class BadDelay {
+
+		@QueuedTask(delay = "soon")
+		public void call(String name) {
+		}
+
+	}
+
+	/** JSON cannot be written for it: reading its property fails. */
+	static class Unwritable {
+
+		public String getValue() {
+			throw new IllegalStateException("not readable");
+		}
+
+	}
+
+	static class Tasks {
+
+		private static void ran(String queue, String id) {
+			RUNS.computeIfAbsent(queue, (key) -> new ConcurrentHashMap<>())
+				.computeIfAbsent(id, (key) -> new AtomicInteger())
+				.incrementAndGet();
+		}
+
+		@QueuedTask(queue = "${test.queue}.record", id = "#id")
+		public void record(String id) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.later", id = "#id", delay = "${test.delay}")
+		public void recordLater(String id) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.keyed", id = "#id")
+		public void keyed(String id, String value) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.replace", id = "#id", onDuplicate = OnDuplicate.REPLACE)
+		public void keyedReplace(String id, String value) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.blocking", id = "#id")
+		public void blocking(String id) throws InterruptedException {
+			ran(currentQueue(), id);
+			BLOCKERS.get(currentQueue()).await(60, TimeUnit.SECONDS);
+		}
+
+		@QueuedTask(queue = "${test.queue}.failing")
+		public void failing(String id) {
+			ran(currentQueue(), id);
+			throw new IllegalStateException("always fails: " + id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.slow", id = "#id")
+		public void slow(String id) throws InterruptedException {
+			Thread.sleep(this.workMillis);
+			ran(currentQueue(), id);
+		}
+
+		@org.springframework.beans.factory.annotation.Value("${test.work-millis:0}")
+		long workMillis;
+
+		@org.springframework.beans.factory.annotation.Autowired
+		org.springframework.beans.factory.ObjectProvider<Tasks> self;
+
+		@QueuedTask(queue = "${test.queue}.outer", id = "#id")
+		public void outer(String id) {
+			this.self.getObject().later(id);
+			ran(currentQueue(), "outer:" + id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.nested", id = "#id", delay = "1h")
+		public void later(String id) {
+			ran(currentQueue(), "later:" + id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.watchful", id = "#id")
+		public void watchful(String id) throws InterruptedException {
+			assertThat(TaskContext.taskId()).isEqualTo(id);
+			assertThat(TaskContext.queue()).isEqualTo(currentQueue() + ".watchful");
+			assertThat(TaskContext.attempt()).isEqualTo(1);
+			ran(currentQueue(), "watching:" + id);
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			while (TaskContext.isClaimHeld() && System.nanoTime() < deadline) {
+				Thread.sleep(10);
+			}
+			if (!TaskContext.isClaimHeld()) {
+				ran(currentQueue(), "lost:" + id);
+			}
+		}
+
+		@QueuedTask(queue = "${test.queue}.stubborn", id = "#id")
+		public void stubborn(String id) {
+			ran(currentQueue(), id);
+			CountDownLatch blocker = BLOCKERS.get(currentQueue());
+			while (true) {
+				try {
+					if (blocker.await(60, TimeUnit.SECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					// Ignored on purpose: a task that does not stop when asked.
+				}
+			}
+			ran(currentQueue(), id + "-done");
+		}
+
+		@QueuedTask(queue = "${test.queue}.opaque")
+		public void opaque(Object thing) {
+		}
+
+		@org.springframework.beans.factory.annotation.Value("${test.queue}")
+		String queueName;
+
+		String currentQueue() {
+			return this.queueName;
+		}
+
+	}
+
+}

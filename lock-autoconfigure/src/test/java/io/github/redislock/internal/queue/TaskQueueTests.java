@@ -1,0 +1,131 @@
+package io.github.redislock.internal.queue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.github.redislock.queue.TaskEntry;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisMode;
+import io.github.redislock.test.RedisTarget;
+import io.github.redislock.test.RedisTargets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The {@link TaskQueue} operations against a real Redis server and a real Redis Cluster.
+ */
+@ExtendWith(RedisExtension.class)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
+class TaskQueueTests {
+
+	private final RedisTaskQueue tasks;
+
+	private final String queue;
+
+	TaskQueueTests(RedisMode mode, RedisTargets targets) {
+		RedisTarget redis = targets.get(mode);
+		this.tasks = new RedisTaskQueue(redis.connectionFactory(), new JsonMapper(), "redislock");
+		this.queue = redis.lockName("queue-" + UUID.randomUUID());
+	}
+
+	@Test
+	void keepLeavesAWaitingTaskUnchangedAndReplaceReplacesIt() {
+		assertThat(this.tasks.enqueue(this.queue, "a", Map.of("v", 1), null)).isTrue();
+		assertThat(this.tasks.enqueue(this.queue, "a", Map.of("v", 2), null)).isFalse();
+		assertThat(this.tasks.size(this.queue)).isEqualTo(1);
+		assertThat(this.tasks.top(this.queue, 10)).singleElement()
+			.satisfies((entry) -> assertThat(entry.payload()).isEqualTo("{\"v\":1}"));
+		this.tasks.enqueueOrReplace(this.queue, "a", Map.of("v", 3), null);
+		assertThat(this.tasks.size(this.queue)).isEqualTo(1);
+		assertThat(this.tasks.top(this.queue, 10)).singleElement()
+			.satisfies((entry) -> assertThat(entry.payload()).isEqualTo("{\"v\":3}"));
+	}
+
+	@Test
+	void delayedTaskIsNotDueBeforeItsTimeAndIsAfter() {
+		this.tasks.enqueue(this.queue, "later", "x", Duration.ofMillis(700));
+		assertThat(this.tasks.size(this.queue)).isEqualTo(1);
+		assertThat(this.tasks.top(this.queue, 10)).isEmpty();
+		assertThat(this.tasks.pop(this.queue, 10)).isEmpty();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.tasks.top(this.queue, 10).isEmpty());
+		TaskEntry entry = this.tasks.pop(this.queue, 10).get(0);
+		assertThat(entry.id()).isEqualTo("later");
+	}
+
+	@Test
+	void topDoesNotRemoveAndPopTakesEarliestFirst() {
+		for (String id : List.of("t1", "t2", "t3")) {
+			long before = System.currentTimeMillis();
+			this.tasks.enqueue(this.queue, id, id, null);
+			// Distinct due times: the next task is enqueued at least a millisecond later.
+			await().until(() -> System.currentTimeMillis() > before + 1);
+		}
+		this.tasks.enqueue(this.queue, "delayed", "d", Duration.ofMinutes(5));
+		assertThat(this.tasks.top(this.queue, 10)).extracting(TaskEntry::id).containsExactly("t1", "t2", "t3");
+		assertThat(this.tasks.size(this.queue)).isEqualTo(4);
+		assertThat(this.tasks.pop(this.queue, 2)).extracting(TaskEntry::id).containsExactly("t1", "t2");
+		assertThat(this.tasks.pop(this.queue, 5)).extracting(TaskEntry::id).containsExactly("t3");
+		assertThat(this.tasks.size(this.queue)).isEqualTo(1);
+	}
+
+	@Test
+	void dequeueWithAStaleScoreIsRefused() {
+		this.tasks.enqueue(this.queue, "job", "v1", null);
+		double first = this.tasks.top(this.queue, 1).get(0).score();
+		await().until(() -> System.currentTimeMillis() > (long) first + 2);
+		this.tasks.enqueueOrReplace(this.queue, "job", "v2", null);
+		double second = this.tasks.top(this.queue, 1).get(0).score();
+		assertThat(second).isGreaterThan(first);
+		assertThat(this.tasks.dequeue(this.queue, "job", first)).isFalse();
+		assertThat(this.tasks.size(this.queue)).isEqualTo(1);
+		assertThat(this.tasks.dequeue(this.queue, "job", second)).isTrue();
+		assertThat(this.tasks.size(this.queue)).isZero();
+	}
+
+	@Test
+	void concurrentPopsNeverHandOneTaskToTwoCallers() throws Exception {
+		for (int i = 0; i < 1000; i++) {
+			this.tasks.enqueue(this.queue, "t" + i, i, null);
+		}
+		java.util.concurrent.ExecutorService poppers = java.util.concurrent.Executors.newFixedThreadPool(8);
+		try {
+			List<java.util.concurrent.Future<List<String>>> results = new java.util.ArrayList<>();
+			for (int p = 0; p < 8; p++) {
+				results.add(poppers.submit(() -> {
+					List<String> taken = new java.util.ArrayList<>();
+					List<TaskEntry> batch;
+					while (!(batch = this.tasks.pop(this.queue, 7)).isEmpty()) {
+						batch.forEach((entry) -> taken.add(entry.id()));
+					}
+					return taken;
+				}));
+			}
+			List<String> all = new java.util.ArrayList<>();
+			for (var result : results) {
+				all.addAll(result.get());
+			}
+			assertThat(all).hasSize(1000).doesNotHaveDuplicates();
+			assertThat(this.tasks.size(this.queue)).isZero();
+		}
+		finally {
+			poppers.shutdownNow();
+		}
+	}
+
+	@Test
+	void scoresAreTheServersClockInEpochMilliseconds() {
+		this.tasks.enqueue(this.queue, "now", "x", null);
+		double score = this.tasks.top(this.queue, 1).get(0).score();
+		assertThat(Math.abs(score - System.currentTimeMillis())).isLessThan(60_000);
+	}
+
+}
