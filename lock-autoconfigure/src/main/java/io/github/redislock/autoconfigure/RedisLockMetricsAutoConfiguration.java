@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.internal.metrics.LockObservationMeterHandler;
 import io.github.redislock.internal.metrics.RedisLockMetrics;
 import io.github.redislock.internal.metrics.TaskQueueMetrics;
 import io.github.redislock.internal.queue.QueueWorkers;
@@ -17,6 +18,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 
 /**
  * Auto-configuration of the lock metrics, when Micrometer and a {@link MeterRegistry} are
@@ -47,6 +50,18 @@ public final class RedisLockMetricsAutoConfiguration {
 		observable.forEach((template) -> template.setLockObserver(metrics));
 		metrics.bindActive(() -> observable.stream().mapToInt(ObservableLockTemplate::getActiveHoldCount).sum());
 		return metrics;
+	}
+
+	/**
+	 * Claims the lock observations in Spring Boot's group of meter observation handlers
+	 * (the first handler that supports a context is the only one called), so that they
+	 * are not measured a second time: {@link RedisLockMetrics} measures every lock.
+	 */
+	@Bean
+	@Order(Ordered.HIGHEST_PRECEDENCE)
+	@ConditionalOnMissingBean
+	LockObservationMeterHandler redisLockObservationMeterHandler() {
+		return new LockObservationMeterHandler();
 	}
 
 	@Bean

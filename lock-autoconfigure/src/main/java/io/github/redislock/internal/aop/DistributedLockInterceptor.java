@@ -9,6 +9,9 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.internal.lock.LockMetricNames;
+import io.github.redislock.observation.DefaultLockObservationConvention;
+import io.github.redislock.observation.LockObservationContext;
+import io.github.redislock.observation.LockObservationDocumentation;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -68,16 +71,20 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		String lockName = operation.lockName(invocation.getArguments());
 		RedisLock lock = operation.bounded(
 				operation.type().lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName));
-		Observation wait = observation("redislock.lock.wait", operation, lockName).start();
+		LockObservationContext waitContext = new LockObservationContext(LockObservationContext.Phase.WAIT,
+				operation.name(), operation.type().kind(), lockName);
+		Observation wait = LockObservationDocumentation.LOCK_WAIT
+			.observation(null, DefaultLockObservationConvention.WAIT, () -> waitContext, this.observations.obtain())
+			.start();
 		boolean acquired;
 		try (Observation.Scope scope = wait.openScope()) {
 			// Measured under the declared name, never the per-call key.
 			acquired = LockMetricNames.with(operation.name(),
 					() -> lock.tryLock(operation.waitTime(), operation.leaseTime()));
-			wait.lowCardinalityKeyValue("outcome", acquired ? "acquired" : "timeout");
+			waitContext.setOutcome(acquired ? "acquired" : "timeout");
 		}
 		catch (RuntimeException ex) {
-			wait.lowCardinalityKeyValue("outcome", "error");
+			waitContext.setOutcome("error");
 			wait.error(ex);
 			throw ex;
 		}
@@ -87,7 +94,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		if (!acquired) {
 			return notAcquired(operation, lock, invocation);
 		}
-		Observation hold = observation("redislock.lock.hold", operation, lockName).start();
+		Observation hold = LockObservationDocumentation.LOCK_HOLD
+			.observation(null, DefaultLockObservationConvention.HOLD,
+					() -> new LockObservationContext(LockObservationContext.Phase.HOLD, operation.name(),
+							operation.type().kind(), lockName),
+					this.observations.obtain())
+			.start();
 		Object result;
 		try (Observation.Scope scope = hold.openScope()) {
 			result = invocation.proceed();
@@ -101,13 +113,6 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		hold.stop();
 		lock.unlock();
 		return result;
-	}
-
-	private Observation observation(String name, LockOperation operation, String lockName) {
-		return Observation.createNotStarted(name, this.observations.obtain())
-			.lowCardinalityKeyValue("name", operation.name())
-			.lowCardinalityKeyValue("type", operation.type().tag())
-			.highCardinalityKeyValue("lock", lockName);
 	}
 
 	private @Nullable Object notAcquired(LockOperation operation, RedisLock lock, MethodInvocation invocation)

@@ -6,6 +6,7 @@ import java.util.List;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.ReadLock;
 import io.github.redislock.annotation.WriteLock;
+import io.github.redislock.core.LockKind;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 
@@ -29,8 +30,12 @@ enum LockType {
 		this.annotation = annotation;
 	}
 
-	String tag() {
-		return name().toLowerCase(java.util.Locale.ROOT);
+	LockKind kind() {
+		return switch (this) {
+			case EXCLUSIVE -> LockKind.EXCLUSIVE;
+			case READ -> LockKind.READ;
+			case WRITE -> LockKind.WRITE;
+		};
 	}
 
 	Class<? extends Annotation> annotation() {

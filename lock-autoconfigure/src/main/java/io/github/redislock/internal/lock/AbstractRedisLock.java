@@ -12,6 +12,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -116,123 +117,262 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			throw new InterruptedException();
 		}
 		this.template.pendingReleases().retry(this.key);
-		String owner = this.template.ownerId(threadId);
-		long leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.template.leaseMillis();
-		String metricName = LockMetricNames.of(this.name, this.template.metricNames());
-		LockObserver observer = this.template.observer();
-		long start = System.nanoTime();
-		boolean failed = true;
-		ReleaseSignals signals = this.template.signals();
-		ReleaseSignals.Waiter waiter = null;
-		boolean acquired = false;
-		boolean interrupted = false;
-		// Whether an attempt may have left a sign that this caller waits (a writer's
-		// marker): then giving up must remove it, also when the first attempt was the
-		// last.
-		boolean announcedWaiting = false;
-		try {
-			while (true) {
-				long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-				long sent = System.nanoTime();
-				long result;
-				announcedWaiting |= remaining > 0;
-				try {
-					result = tryAcquire(owner, leaseMillis, remaining > 0, signals.hasWaiters(this.signalKey, waiter));
-				}
-				catch (RuntimeException ex) {
-					if (!interruptedDuring(ex)) {
-						long left = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-						if (!(ex instanceof DataAccessException)) {
-							throw ex;
-						}
-						if (left <= 0) {
-							throw unreachable(owner, waitNanos, ex);
-						}
-						// Redis unreachable for now (a failover, say): a waiting
-						// caller keeps trying within its wait time; the last
-						// failure is reported as it is.
-						try {
-							pause(Math.min(left, CONNECTION_RETRY_NANOS), interruptible);
-						}
-						catch (InterruptedException interrupt) {
-							// The failed attempt may have reached Redis: undo it first.
-							undo(owner, interrupt);
-							throw interrupt;
-						}
+		return new Acquisition(threadId, waitNanos, leaseTime, interruptible).run();
+	}
+
+	/**
+	 * What an attempt that did not acquire the lock found in its way.
+	 *
+	 * @param leaseLeftMillis how long until the obstacle's lease runs out
+	 * @param onlyWaitingWriter whether the lock is free but reserved for a waiting writer
+	 */
+	record Obstacle(long leaseLeftMillis, boolean onlyWaitingWriter) {
+
+		/**
+		 * Decode a failed attempt's result: minus the obstacle's remaining lease, offset
+		 * by {@link #RESERVED_FOR_WRITER} when only a waiting writer's reservation stands
+		 * in the way.
+		 */
+		static Obstacle of(long result) {
+			long left = -result;
+			return (left >= RESERVED_FOR_WRITER) ? new Obstacle(left - RESERVED_FOR_WRITER, true)
+					: new Obstacle(left, false);
+		}
+
+	}
+
+	/**
+	 * One call's acquisition of this lock: script attempts, each followed, while the wait
+	 * time lasts, by a wait for a release message (bounded by the obstacle's lease), and
+	 * retries through connection failures. {@link #run()} moves it from
+	 * {@link State#TRYING} to {@link State#ACQUIRED} or {@link State#NOT_ACQUIRED};
+	 * leaving it by an exception leaves it {@code TRYING}, which {@link #finish()} counts
+	 * as an error.
+	 */
+	private final class Acquisition {
+
+		private final long threadId;
+
+		private final long waitNanos;
+
+		private final @Nullable Duration leaseTime;
+
+		private final boolean interruptible;
+
+		private final String owner;
+
+		private final long leaseMillis;
+
+		private final String metricName;
+
+		private final LockObserver observer;
+
+		private final ReleaseSignals signals;
+
+		private final long start = System.nanoTime();
+
+		private State state = State.TRYING;
+
+		/** Registered after the first failed attempt. */
+		private ReleaseSignals.@Nullable Waiter waiter;
+
+		/** An interrupt to restore when done (a non-interruptible acquisition). */
+		private boolean interrupted;
+
+		/**
+		 * Whether an attempt may have left a sign that this caller waits (a writer's
+		 * marker): then giving up must remove it, also when the first attempt was the
+		 * last.
+		 */
+		private boolean announcedWaiting;
+
+		Acquisition(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible) {
+			this.threadId = threadId;
+			this.waitNanos = waitNanos;
+			this.leaseTime = leaseTime;
+			this.interruptible = interruptible;
+			this.owner = AbstractRedisLock.this.template.ownerId(threadId);
+			this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis()
+					: AbstractRedisLock.this.template.leaseMillis();
+			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name,
+					AbstractRedisLock.this.template.metricNames());
+			this.observer = AbstractRedisLock.this.template.observer();
+			this.signals = AbstractRedisLock.this.template.signals();
+		}
+
+		boolean run() throws InterruptedException {
+			try {
+				while (true) {
+					long sent = System.nanoTime();
+					Long result = attempt();
+					if (result == null) {
 						continue;
 					}
-					// The script may have run before the interrupt: undo it,
-					// owner-checked.
-					tryRelease(owner, 0, 0);
-					if (interruptible) {
-						throw (InterruptedException) new InterruptedException(
-								"Interrupted while acquiring lock '" + Printable.of(this.name) + "'")
-							.initCause(ex);
+					if (result > 0) {
+						return acquired(result, sent);
 					}
-					interrupted = true;
-					continue;
-				}
-				if (result > 0) {
-					LockHold hold = new LockHold(this.name, this.key, owner, threadId, result, leaseTime == null, sent,
-							TimeUnit.MILLISECONDS.toNanos(leaseMillis), kind(), metricName, this.bounds);
-					this.template.holds().add(hold);
-					CurrentHolds.entered(hold);
-					acquired = true;
-					failed = false;
-					observer.acquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start));
-					return true;
-				}
-				remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
-				if (remaining <= 0) {
-					failed = false;
-					observer.notAcquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start), false);
-					if (logger.isDebugEnabled()) {
-						logger.debug(notAcquired(result, waitNanos));
+					if (remainingNanos() <= 0) {
+						return notAcquired(result);
 					}
-					return false;
-				}
-				if (waiter == null) {
-					// Registered only now, so retry at once: a release between
-					// our attempt and the registration would go unnoticed.
-					waiter = signals.register(this.signalKey);
-					continue;
-				}
-				long obstacleMillis = -result;
-				if (obstacleMillis >= RESERVED_FOR_WRITER) {
-					// Only a waiting writer stands in our way: if it waits on
-					// this instance behind us, it gets the wake-up we were given.
-					obstacleMillis -= RESERVED_FOR_WRITER;
-					signals.signalNext(this.signalKey, waiter);
-				}
-				long holderLease = TimeUnit.MILLISECONDS.toNanos(obstacleMillis);
-				try {
-					waiter.await(Math.min(remaining, holderLease));
-				}
-				catch (InterruptedException ex) {
-					if (interruptible) {
-						throw ex;
+					if (this.waiter == null) {
+						// Registered only now, so try again at once: a release between
+						// that attempt and the registration would go unnoticed.
+						this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+						continue;
 					}
-					interrupted = true;
+					awaitRelease(Obstacle.of(result));
 				}
+			}
+			finally {
+				finish();
 			}
 		}
-		finally {
-			if (failed) {
-				observer.notAcquired(metricName, kind(), Duration.ofNanos(System.nanoTime() - start), true);
+
+		private long remainingNanos() {
+			return (this.waitNanos < 0) ? Long.MAX_VALUE : this.waitNanos - (System.nanoTime() - this.start);
+		}
+
+		/**
+		 * Run the acquire script once.
+		 * @return its result, or {@code null} when the attempt failed and is to be made
+		 * again (Redis unreachable within the wait time, or an ignored interrupt)
+		 */
+		private @Nullable Long attempt() throws InterruptedException {
+			boolean willWait = remainingNanos() > 0;
+			this.announcedWaiting |= willWait;
+			try {
+				return tryAcquire(this.owner, this.leaseMillis, willWait,
+						this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter));
 			}
-			if (waiter != null) {
-				signals.unregister(this.signalKey, waiter, acquired);
+			catch (RuntimeException ex) {
+				if (interruptedDuring(ex)) {
+					interruptedAttempt(ex);
+				}
+				else {
+					unreachable(ex);
+				}
+				return null;
 			}
-			if (!acquired && announcedWaiting) {
-				giveUp(owner);
+		}
+
+		/**
+		 * The attempt failed because the thread was interrupted; the script may have run
+		 * before the interrupt, so it is undone, owner-checked.
+		 */
+		private void interruptedAttempt(RuntimeException ex) throws InterruptedException {
+			tryRelease(this.owner, 0, 0);
+			if (this.interruptible) {
+				throw (InterruptedException) new InterruptedException(
+						"Interrupted while acquiring lock '" + Printable.of(AbstractRedisLock.this.name) + "'")
+					.initCause(ex);
+			}
+			this.interrupted = true;
+		}
+
+		/**
+		 * Redis could not be reached (a failover, say): a waiting caller keeps trying
+		 * within its wait time; the last failure is reported as it is.
+		 */
+		private void unreachable(RuntimeException ex) throws InterruptedException {
+			if (!(ex instanceof DataAccessException)) {
+				throw ex;
+			}
+			long left = remainingNanos();
+			if (left <= 0) {
+				throw AbstractRedisLock.this.unreachable(this.owner, this.waitNanos, ex);
+			}
+			try {
+				pause(Math.min(left, CONNECTION_RETRY_NANOS), this.interruptible);
+			}
+			catch (InterruptedException interrupt) {
+				// The failed attempt may have reached Redis: undo it first.
+				undo(this.owner, interrupt);
+				throw interrupt;
+			}
+		}
+
+		private boolean acquired(long token, long sentNanos) {
+			LockHold hold = new LockHold(AbstractRedisLock.this.name, AbstractRedisLock.this.key, this.owner,
+					this.threadId, token, this.leaseTime == null, sentNanos,
+					TimeUnit.MILLISECONDS.toNanos(this.leaseMillis), kind(), this.metricName,
+					AbstractRedisLock.this.bounds);
+			AbstractRedisLock.this.template.holds().add(hold);
+			CurrentHolds.entered(hold);
+			this.state = State.ACQUIRED;
+			this.observer.acquired(this.metricName, kind(), elapsed());
+			return true;
+		}
+
+		private boolean notAcquired(long result) {
+			this.state = State.NOT_ACQUIRED;
+			this.observer.notAcquired(this.metricName, kind(), elapsed(), false);
+			if (logger.isDebugEnabled()) {
+				logger.debug(AbstractRedisLock.this.notAcquired(result, this.waitNanos));
+			}
+			return false;
+		}
+
+		/**
+		 * Wait for a release message, at most until the obstacle's lease runs out.
+		 */
+		private void awaitRelease(Obstacle obstacle) throws InterruptedException {
+			ReleaseSignals.Waiter waiter = this.waiter;
+			Assert.state(waiter != null, "Not registered");
+			if (obstacle.onlyWaitingWriter()) {
+				// If that writer waits on this instance behind us, it gets the wake-up
+				// we were given.
+				this.signals.signalNext(AbstractRedisLock.this.signalKey, waiter);
+			}
+			try {
+				waiter.await(Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(obstacle.leaseLeftMillis())));
+			}
+			catch (InterruptedException ex) {
+				if (this.interruptible) {
+					throw ex;
+				}
+				this.interrupted = true;
+			}
+		}
+
+		private Duration elapsed() {
+			return Duration.ofNanos(System.nanoTime() - this.start);
+		}
+
+		private void finish() {
+			boolean acquired = this.state == State.ACQUIRED;
+			if (this.state == State.TRYING) {
+				this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
+			}
+			if (this.waiter != null) {
+				this.signals.unregister(AbstractRedisLock.this.signalKey, this.waiter, acquired);
+			}
+			if (!acquired && this.announcedWaiting) {
+				giveUp(this.owner);
 			}
 			if (acquired && sharesWithWaiters()) {
-				signals.signal(this.signalKey);
+				this.signals.signal(AbstractRedisLock.this.signalKey);
 			}
-			if (interrupted) {
+			if (this.interrupted) {
 				Thread.currentThread().interrupt();
 			}
 		}
+
+	}
+
+	/**
+	 * Where an {@link Acquisition} stands.
+	 */
+	private enum State {
+
+		/** Attempting, or waiting between attempts. */
+		TRYING,
+
+		/** Done: the lock is held. */
+		ACQUIRED,
+
+		/** Done: the wait time ran out. */
+		NOT_ACQUIRED
+
 	}
 
 	/**
@@ -255,7 +395,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		catch (RuntimeException ex) {
 			holder = null;
 		}
-		long leaseLeft = (result <= -RESERVED_FOR_WRITER) ? -result - RESERVED_FOR_WRITER : -result;
+		long leaseLeft = Obstacle.of(result).leaseLeftMillis();
 		if (holder == null) {
 			return prefix + ((kind() == LockKind.EXCLUSIVE) ? "held (it expired just now)"
 					: "held by readers, or reserved for a waiting writer") + ", " + leaseLeft + "ms left";
