@@ -245,8 +245,8 @@ public final class Benchmarks {
 					org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory factory = Columns
 						.connectionFactory(this.redis.port());
 					io.github.redislock.internal.lock.DefaultRedisLockTemplate template = new io.github.redislock.internal.lock.DefaultRedisLockTemplate(
-							factory, io.github.redislock.internal.lock.LockSettings.DEFAULTS.withReplicaAcknowledgement(acked,
-									Duration.ofMillis(100)));
+							factory, io.github.redislock.internal.lock.LockSettings.DEFAULTS
+								.withReplicaAcknowledgement(acked, Duration.ofMillis(100)));
 					org.springframework.data.redis.core.StringRedisTemplate app = new org.springframework.data.redis.core.StringRedisTemplate(
 							factory);
 					try {

@@ -49,6 +49,8 @@ public class DefaultRedisLockTemplate
 
 	private final AtomicLong acquisitions = new AtomicLong();
 
+	private final RedisConnectionFactory connectionFactory;
+
 	private final LockSettings settings;
 
 	private final LockKeys keys;
@@ -74,6 +76,7 @@ public class DefaultRedisLockTemplate
 	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory, LockSettings settings) {
 		Assert.notNull(connectionFactory, "'connectionFactory' must not be null");
 		Assert.notNull(settings, "'settings' must not be null");
+		this.connectionFactory = connectionFactory;
 		this.settings = settings;
 		this.losses = new LockLossReporter(this, settings.onLockLost());
 		this.keys = new LockKeys(settings.keyPrefix());
@@ -280,6 +283,14 @@ public class DefaultRedisLockTemplate
 		this.signals.close();
 		this.losses.close();
 		this.commands.close();
+	}
+
+	/**
+	 * Return the connection factory this template's locks live on.
+	 * @return the connection factory
+	 */
+	public RedisConnectionFactory getConnectionFactory() {
+		return this.connectionFactory;
 	}
 
 	/**
