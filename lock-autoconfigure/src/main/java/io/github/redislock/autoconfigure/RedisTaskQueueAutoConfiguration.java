@@ -9,6 +9,7 @@ import io.github.redislock.internal.queue.QueueSettings;
 import io.github.redislock.internal.queue.QueueWorkers;
 import io.github.redislock.internal.queue.RedisTaskQueue;
 import io.github.redislock.queue.TaskQueue;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -54,8 +55,11 @@ public final class RedisTaskQueueAutoConfiguration {
 	@ConditionalOnMissingBean(TaskQueue.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	RedisTaskQueue redisTaskQueue(RedisConnectionFactory connectionFactory, ObjectProvider<JsonMapper> json,
-			RedisLockProperties properties) {
-		return new RedisTaskQueue(connectionFactory, json.getIfAvailable(JsonMapper::new), properties.getKeyPrefix());
+			RedisLockProperties properties, ObjectProvider<ObservationRegistry> observations) {
+		RedisTaskQueue queue = new RedisTaskQueue(connectionFactory, json.getIfAvailable(JsonMapper::new),
+				properties.getKeyPrefix());
+		queue.setObservationRegistry(observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+		return queue;
 	}
 
 	@Bean

@@ -1,16 +1,18 @@
 package io.github.redislock.internal.metrics;
 
+import io.github.redislock.internal.queue.TaskObservations;
 import io.github.redislock.observation.LockObservationContext;
 import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import io.micrometer.observation.Observation;
 
 /**
- * The meter observation handler of the lock observations: it records nothing. Ordered
- * first in Spring Boot's group of meter observation handlers, of which only the first
- * that supports a context is called, it keeps the default handler from turning the lock
- * observations into {@code redislock.lock.*} timers: {@link RedisLockMetrics} already
- * measures every acquisition and hold as {@code redislock.acquire} and
- * {@code redislock.held}. Tracing handlers are not in that group and still see them.
+ * The meter observation handler of the lock and task observations: it records nothing.
+ * Ordered first in Spring Boot's group of meter observation handlers, of which only the
+ * first that supports a context is called, it keeps the default handler from turning the
+ * lock observations into {@code redislock.lock.*} and {@code redislock.task.*} timers:
+ * {@link RedisLockMetrics} already measures every acquisition and hold as
+ * {@code redislock.acquire} and {@code redislock.held}, and {@link TaskQueueMetrics}
+ * counts the tasks. Tracing handlers are not in that group and still see them.
  *
  * @since 0.1.0
  */
@@ -18,7 +20,7 @@ public final class LockObservationMeterHandler implements MeterObservationHandle
 
 	@Override
 	public boolean supportsContext(Observation.Context context) {
-		return context instanceof LockObservationContext;
+		return context instanceof LockObservationContext || TaskObservations.isTaskContext(context);
 	}
 
 }

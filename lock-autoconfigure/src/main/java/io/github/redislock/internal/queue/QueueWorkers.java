@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.internal.Printable;
+import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -180,6 +181,12 @@ public final class QueueWorkers implements SmartLifecycle {
 		CurrentTask.entered(run);
 		// The enqueuing code's logging context, also for the outcome's log lines.
 		CallerContext.Scope context = CallerContext.restore(this.queue.json(), task.callerContext());
+		// Its trace continues in the run.
+		Observation observation = TaskObservations
+			.run(this.queue.observations(), task.queue(), task.id(), task.attempt(), this.queue.observations().isNoop()
+					? java.util.Map.of() : CallerContext.traceHeaders(this.queue.json(), task.callerContext()))
+			.start();
+		Observation.Scope traced = observation.openScope();
 		try {
 			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), task.payload());
 			invoke(handler, arguments);
@@ -195,6 +202,7 @@ public final class QueueWorkers implements SmartLifecycle {
 				settle(run, "release", "");
 			}
 			else {
+				observation.error(failure);
 				failed(run, failure);
 			}
 			if (interrupted) {
@@ -202,6 +210,8 @@ public final class QueueWorkers implements SmartLifecycle {
 			}
 		}
 		finally {
+			traced.close();
+			observation.stop();
 			context.close();
 			CurrentTask.exited();
 		}

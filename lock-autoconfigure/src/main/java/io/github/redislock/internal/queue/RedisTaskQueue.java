@@ -6,11 +6,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.DeadTask;
 import io.github.redislock.queue.TaskEntry;
 import io.github.redislock.queue.TaskQueue;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -60,6 +63,8 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	private volatile QueueObserver observer = new QueueObserver() {
 	};
 
+	private volatile ObservationRegistry observations = ObservationRegistry.NOOP;
+
 	public RedisTaskQueue(RedisConnectionFactory connectionFactory, JsonMapper json, String keyPrefix) {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.json = json;
@@ -107,8 +112,29 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
-		Long result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
-				replace ? "1" : "0", this.keys.channel(), queue, CallerContext.capture(this.json));
+		Long result;
+		if (this.observations.isNoop()) {
+			result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
+					replace ? "1" : "0", this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()));
+		}
+		else {
+			// Tracing writes the trace into the enqueue's carrier, stored with the task.
+			Observation observation = TaskObservations.enqueue(this.observations, queue, id).start();
+			try (Observation.Scope scope = observation.openScope()) {
+				@SuppressWarnings("unchecked")
+				Map<String, String> headers = ((TaskObservations.EnqueueContext) observation.getContext()).getCarrier();
+				result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
+						replace ? "1" : "0", this.keys.channel(), queue,
+						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()));
+			}
+			catch (RuntimeException ex) {
+				observation.error(ex);
+				throw ex;
+			}
+			finally {
+				observation.stop();
+			}
+		}
 		boolean enqueued = result != null && result == 1;
 		if (enqueued) {
 			this.observer.enqueued(queue);
@@ -190,6 +216,19 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 			values[i] = ((Number) result.get(i)).longValue();
 		}
 		return new QueueDepths(values[0], values[1], values[2], values[3], values[4]);
+	}
+
+	/**
+	 * Set the registry of the observations that carry a trace from the enqueuing code to
+	 * the worker that runs the task.
+	 * @param observations the registry
+	 */
+	public void setObservationRegistry(ObservationRegistry observations) {
+		this.observations = observations;
+	}
+
+	ObservationRegistry observations() {
+		return this.observations;
 	}
 
 	/**
