@@ -1,6 +1,9 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -47,5 +50,28 @@ public interface RedisLockTemplate {
 	 */
 	<T extends @Nullable Object> T execute(String name, Duration waitTime, @Nullable Duration leaseTime,
 			LockCallback<T> action);
+
+	/**
+	 * Run asynchronous work while holding the named lock, without blocking a thread while
+	 * waiting: the lock is acquired first, then {@code action} is called (on one of the
+	 * template's callback threads) and the lock is released when the stage it returns
+	 * completes, normally or not; the returned future completes after that release.
+	 * <p>
+	 * The hold belongs to this call, not to a thread: it is not re-entrant (locking the
+	 * same name again inside the work waits like any other owner), and it is released
+	 * from whichever thread completes the work. Inside the synchronous part of
+	 * {@code action}, {@link LockContext} describes the hold; later stages run without it
+	 * (capture {@link LockContext#fencingToken()} there if they need it).
+	 * @param <T> the result type
+	 * @param name the full lock name
+	 * @param waitTime how long to wait for the lock
+	 * @param leaseTime fixed lease, or {@code null} for a watchdog-renewed lease
+	 * @param action starts the work
+	 * @return the work's result; fails with {@link LockAcquisitionException} when the
+	 * lock is not acquired within {@code waitTime}, and with {@link LockLostException}
+	 * when it was lost before its release (unless {@code redislock.on-lock-lost=log})
+	 */
+	<T extends @Nullable Object> CompletableFuture<T> executeAsync(String name, Duration waitTime,
+			@Nullable Duration leaseTime, Supplier<? extends CompletionStage<T>> action);
 
 }

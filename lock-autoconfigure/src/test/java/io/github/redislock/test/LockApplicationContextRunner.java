@@ -2,6 +2,7 @@ package io.github.redislock.test;
 
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
+import io.github.redislock.autoconfigure.RedisLockReactiveAutoConfiguration;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -25,9 +26,9 @@ public final class LockApplicationContextRunner {
 	 * Without Redis properties: the test sets {@code spring.data.redis.*} itself.
 	 */
 	public static ApplicationContextRunner unconfigured() {
-		return new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-					RedisLockAutoConfiguration.class, RedisLockAnnotationAutoConfiguration.class));
+		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				AopAutoConfiguration.class, RedisLockAutoConfiguration.class, RedisLockReactiveAutoConfiguration.class,
+				RedisLockAnnotationAutoConfiguration.class));
 	}
 
 }

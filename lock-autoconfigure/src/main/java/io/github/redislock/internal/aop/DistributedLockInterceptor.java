@@ -69,8 +69,19 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String lockName = operation.lockName(invocation.getArguments());
-		RedisLock lock = operation.bounded(
-				operation.type().lock((operation.redlock() ? this.redLockTemplate : this.template).obtain(), lockName));
+		RedisLockTemplate template = (operation.redlock() ? this.redLockTemplate : this.template).obtain();
+		RedisLock lock = operation.bounded(operation.type().lock(template, lockName));
+		if (operation.returnKind() != ReturnKind.SYNCHRONOUS) {
+			if (!(template instanceof DefaultRedisLockTemplate asyncTemplate)) {
+				throw new IllegalStateException(operation.description() + " returns "
+						+ operation.returnType().getSimpleName() + ", which needs the starter's own lock template"
+						+ " (asynchronous holds); the RedisLockTemplate bean is " + template.getClass().getName());
+			}
+			AsyncLockCall call = new AsyncLockCall(operation, lockName, lock, asyncTemplate, invocation,
+					this.observations.obtain());
+			return (operation.returnKind() == ReturnKind.COMPLETION_STAGE) ? call.completionStage()
+					: ReactiveLockCalls.invoke(call);
+		}
 		LockObservationContext waitContext = new LockObservationContext(LockObservationContext.Phase.WAIT,
 				operation.name(), operation.type().kind(), lockName);
 		Observation wait = LockObservationDocumentation.LOCK_WAIT

@@ -9,9 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -143,15 +141,23 @@ public final class LockOperationSource {
 					"Make the method public (or protected) and non-static");
 		}
 		Class<?> returnType = method.getReturnType();
-		if (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType)
-				|| returnType.getName().equals("org.reactivestreams.Publisher")
-				|| hasInterface(returnType, "org.reactivestreams.Publisher")) {
+		ReturnKind returnKind = ReturnKind.of(returnType);
+		if (returnKind == null) {
 			throw new InvalidLockDefinitionException(
 					description + ": returns " + returnType.getSimpleName()
-							+ ", so the lock would be released before the asynchronous work finishes",
-					"Lock inside the asynchronous work, or return the result synchronously");
+							+ ", a type the lock cannot follow (asynchronous, but not a CompletionStage, Mono or Flux),"
+							+ " so the lock would be released" + " before the asynchronous work finishes",
+					"Return CompletionStage or CompletableFuture (or Reactor's Mono or Flux), which the lock is"
+							+ " held until they complete, or return the result synchronously");
 		}
 		boolean redlock = annotation.getBoolean("redlock");
+		if (redlock && returnKind != ReturnKind.SYNCHRONOUS) {
+			throw new InvalidLockDefinitionException(
+					description + ": redlock = true on a method returning " + returnType.getSimpleName()
+							+ ", but asynchronous holds are not available on RedLock in annotations",
+					"Use RedisLockTemplate.executeAsync on the redLockTemplate bean, or a lock on the application's"
+							+ " Redis");
+		}
 		if (redlock && type != LockType.EXCLUSIVE) {
 			throw new InvalidLockDefinitionException(
 					description + ": redlock = true, but read-write locks are not available on RedLock",
@@ -177,7 +183,7 @@ public final class LockOperationSource {
 		checkHoldBounds(description, leaseTime, holdAtLeast, holdAtLeastText, maxHold, maxHoldText);
 		return new LockOperation(description, type, redlock, name, keys,
 				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
-				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType,
+				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType, returnKind,
 				(holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
 	}
 
@@ -237,15 +243,6 @@ public final class LockOperationSource {
 		}
 		ReflectionUtils.makeAccessible(fallback);
 		return fallback;
-	}
-
-	private static boolean hasInterface(Class<?> type, String name) {
-		for (Class<?> candidate : ClassUtils.getAllInterfacesForClassAsSet(type)) {
-			if (candidate.getName().equals(name)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	private static String[] parameterNames(Method method) {

@@ -1,7 +1,10 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockKind;
@@ -63,22 +66,39 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	private static final long CONNECTION_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
 	/**
-	 * Try once to take the lock.
-	 * @return the fencing token when acquired, otherwise minus the milliseconds after
-	 * which the obstacle's lease runs out (see {@link #RESERVED_FOR_WRITER})
+	 * The script call that tries once to take the lock: it answers the fencing token when
+	 * acquired, otherwise minus the milliseconds after which the obstacle's lease runs
+	 * out (see {@link #RESERVED_FOR_WRITER}).
 	 */
-	abstract long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait);
+	abstract LockCommands.ScriptCall acquireCall(String owner, long leaseMillis, boolean willWait, boolean othersWait);
 
 	/**
-	 * Release the lock if {@code owner} holds it.
+	 * The script call that releases the lock if {@code owner} holds it.
 	 * @param token the hold's fencing token, or 0 when unknown (undoing an acquire whose
 	 * answer never came)
 	 * @param holdAtLeastMillis keep the hold until this long after the token was issued
 	 * instead of deleting it (0: delete now)
+	 * @see #tryRelease
+	 */
+	abstract LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis);
+
+	/**
+	 * Try once to take the lock.
+	 * @return the fencing token when acquired, otherwise minus the milliseconds after
+	 * which the obstacle's lease runs out (see {@link #RESERVED_FOR_WRITER})
+	 */
+	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		return this.template.commands().acquiring(acquireCall(owner, leaseMillis, willWait, othersWait));
+	}
+
+	/**
+	 * Release the lock if {@code owner} holds it.
 	 * @return 1 released (also when this is a re-sent run of a release that already
 	 * released it), 0 the hold was gone, -1 another owner holds it
 	 */
-	abstract long tryRelease(String owner, long token, long holdAtLeastMillis);
+	long tryRelease(String owner, long token, long holdAtLeastMillis) {
+		return this.template.commands().call(releaseCall(owner, token, holdAtLeastMillis));
+	}
 
 	/**
 	 * Return the kind of lock, for metrics.
@@ -118,6 +138,229 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 		this.template.pendingReleases().retry(this.key);
 		return new Acquisition(threadId, waitNanos, leaseTime, interruptible).run();
+	}
+
+	/**
+	 * Acquire this lock for an asynchronous hold, without blocking a thread: each attempt
+	 * is an asynchronous script call, and a waiting acquisition is a pending future that
+	 * a release message (or the obstacle's lease running out) moves on. The hold belongs
+	 * to the call, not to a thread: it never re-enters another hold, and any thread may
+	 * release it.
+	 * @param waitNanos how long to wait (negative: without limit)
+	 * @param leaseTime the fixed lease, or {@code null} for a watchdog-renewed one
+	 * @return a future of the hold, or of {@code null} when the wait time ran out; it
+	 * fails with {@link LockAcquisitionException} when Redis could not be reached within
+	 * the wait time; cancelling it gives up (and releases a hold that came meanwhile)
+	 */
+	CompletableFuture<@Nullable LockHold> acquireAsync(long waitNanos, @Nullable Duration leaseTime) {
+		AsyncAcquisition acquisition = new AsyncAcquisition(waitNanos, leaseTime);
+		acquisition.attempt();
+		return acquisition.result;
+	}
+
+	/**
+	 * Release an asynchronous hold, without blocking a thread.
+	 * @return a future that completes once Redis answered; it fails with
+	 * {@link io.github.redislock.core.LockLostException} when the hold had been lost and
+	 * {@code redislock.on-lock-lost=throw}
+	 */
+	CompletableFuture<@Nullable Void> releaseAsync(LockHold hold) {
+		hold.releasing();
+		holds().remove(hold);
+		this.template.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
+		CompletableFuture<Long> answer;
+		try {
+			answer = this.template.commands()
+				.callAsync(releaseCall(hold.owner(), hold.token(), hold.holdAtLeastMillis()));
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		// What follows the release runs on a callback thread, never on Lettuce's I/O
+		// thread (a caller that talks to Redis there would wait on itself).
+		return answer.handleAsync((result, failure) -> {
+			if (failure != null) {
+				// The hold may still be in Redis: send the release again later.
+				this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
+				throw (failure instanceof CompletionException completion) ? completion
+						: new CompletionException(failure);
+			}
+			this.template.signals().signal(this.signalKey);
+			if (result != 1) {
+				this.template.released(hold, (result == 0) ? "it had expired or was deleted when released"
+						: "another owner held it when released");
+			}
+			return null;
+		}, this.template.callbacks());
+	}
+
+	/**
+	 * One asynchronous acquisition: the same attempts, waits and retries as
+	 * {@link Acquisition}, each step started by the answer or wake-up before it, so no
+	 * thread waits. Its {@link #result} is completed on whichever thread moved it last (a
+	 * Lettuce I/O thread, a timer); callers hand it on to their own executor.
+	 */
+	private final class AsyncAcquisition {
+
+		private final CompletableFuture<@Nullable LockHold> result = new CompletableFuture<>();
+
+		private final long waitNanos;
+
+		private final @Nullable Duration leaseTime;
+
+		private final long holderId;
+
+		private final String owner;
+
+		private final long leaseMillis;
+
+		private final String metricName;
+
+		private final LockObserver observer;
+
+		private final ReleaseSignals signals;
+
+		private final long start = System.nanoTime();
+
+		private final AtomicBoolean finished = new AtomicBoolean();
+
+		private volatile ReleaseSignals.@Nullable Waiter waiter;
+
+		private volatile boolean announcedWaiting;
+
+		AsyncAcquisition(long waitNanos, @Nullable Duration leaseTime) {
+			this.waitNanos = waitNanos;
+			this.leaseTime = leaseTime;
+			DefaultRedisLockTemplate template = AbstractRedisLock.this.template;
+			this.holderId = template.asyncHolderId();
+			this.owner = template.ownerId(this.holderId);
+			this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : template.leaseMillis();
+			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name, template.metricNames());
+			this.observer = template.observer();
+			this.signals = template.signals();
+			// Cancelled by the caller: give up; an attempt under way is undone by its
+			// answer.
+			this.result.whenComplete((hold, ex) -> {
+				if (this.result.isCancelled()) {
+					finish(false);
+				}
+			});
+		}
+
+		private long remainingNanos() {
+			return (this.waitNanos < 0) ? Long.MAX_VALUE : this.waitNanos - (System.nanoTime() - this.start);
+		}
+
+		void attempt() {
+			if (this.result.isDone()) {
+				return;
+			}
+			boolean willWait = remainingNanos() > 0;
+			this.announcedWaiting |= willWait;
+			long sent = System.nanoTime();
+			CompletableFuture<Long> answer;
+			try {
+				answer = AbstractRedisLock.this.template.commands()
+					.acquiringAsync(acquireCall(this.owner, this.leaseMillis, willWait,
+							this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter)));
+			}
+			catch (RuntimeException ex) {
+				answer = CompletableFuture.failedFuture(ex);
+			}
+			answer.whenComplete((value, failure) -> {
+				if (failure != null) {
+					failed((failure instanceof CompletionException) ? failure.getCause() : failure);
+				}
+				else {
+					answered(value, sent);
+				}
+			});
+		}
+
+		private void answered(long value, long sentNanos) {
+			if (value > 0) {
+				LockHold hold = new LockHold(AbstractRedisLock.this.name, AbstractRedisLock.this.key, this.owner,
+						this.holderId, value, this.leaseTime == null, sentNanos,
+						TimeUnit.MILLISECONDS.toNanos(this.leaseMillis), kind(), this.metricName,
+						AbstractRedisLock.this.bounds, null);
+				holds().add(hold);
+				if (!this.result.complete(hold)) {
+					// Given up meanwhile: the hold goes back at once.
+					releaseAsync(hold);
+					return;
+				}
+				this.observer.acquired(this.metricName, kind(), elapsed());
+				finish(true);
+				return;
+			}
+			if (this.result.isDone()) {
+				return;
+			}
+			if (remainingNanos() <= 0) {
+				this.observer.notAcquired(this.metricName, kind(), elapsed(), false);
+				this.result.complete(null);
+				finish(false);
+				return;
+			}
+			ReleaseSignals.Waiter waiter = this.waiter;
+			if (waiter == null) {
+				// Registered only now, so try again at once: a release between that
+				// attempt and the registration would go unnoticed.
+				this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+				attempt();
+				return;
+			}
+			Obstacle obstacle = Obstacle.of(value);
+			if (obstacle.onlyWaitingWriter()) {
+				this.signals.signalNext(AbstractRedisLock.this.signalKey, waiter);
+			}
+			waiter.next(Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(obstacle.leaseLeftMillis())))
+				.whenComplete((woken, ex) -> attempt());
+		}
+
+		private void failed(Throwable failure) {
+			if (this.result.isDone()) {
+				return;
+			}
+			long left = remainingNanos();
+			if (failure instanceof DataAccessException && left > 0) {
+				// Redis unreachable for now: try again within the wait time.
+				CompletableFuture<@Nullable Void> pause = new CompletableFuture<>();
+				AsyncTimeouts.completeAfter(pause, Math.min(left, CONNECTION_RETRY_NANOS));
+				pause.whenComplete((done, ex) -> attempt());
+				return;
+			}
+			// The attempt may have reached Redis: undo it, owner-checked.
+			AbstractRedisLock.this.template.commands().callAsync(releaseCall(this.owner, 0, 0));
+			this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
+			this.result.completeExceptionally((failure instanceof DataAccessException) ? new LockAcquisitionException(
+					AbstractRedisLock.this.name, Duration.ofNanos(Math.max(0, this.waitNanos)), failure) : failure);
+			finish(false);
+		}
+
+		private Duration elapsed() {
+			return Duration.ofNanos(System.nanoTime() - this.start);
+		}
+
+		private void finish(boolean acquired) {
+			if (!this.finished.compareAndSet(false, true)) {
+				return;
+			}
+			ReleaseSignals.Waiter waiter = this.waiter;
+			if (waiter != null) {
+				this.signals.unregister(AbstractRedisLock.this.signalKey, waiter, acquired);
+			}
+			if (!acquired && this.announcedWaiting) {
+				// A writer's marker is withdrawn by a script of its own, off this thread.
+				CompletableFuture.runAsync(() -> giveUp(this.owner),
+						AbstractRedisLock.this.template.commands().blockingCalls());
+			}
+			if (acquired && sharesWithWaiters()) {
+				this.signals.signal(AbstractRedisLock.this.signalKey);
+			}
+		}
+
 	}
 
 	/**

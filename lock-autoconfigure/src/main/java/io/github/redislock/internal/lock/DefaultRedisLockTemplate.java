@@ -5,7 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockAcquisitionException;
@@ -24,6 +28,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.Assert;
 
 /**
@@ -48,6 +53,10 @@ public class DefaultRedisLockTemplate
 	private final PendingReleases pendingReleases = new PendingReleases();
 
 	private final AtomicLong acquisitions = new AtomicLong();
+
+	private final AtomicLong asyncHolders = new AtomicLong();
+
+	private volatile @Nullable ThreadPoolTaskExecutor callbacks;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -182,6 +191,123 @@ public class DefaultRedisLockTemplate
 	}
 
 	/**
+	 * Acquire a lock for an asynchronous hold without blocking a thread (see
+	 * {@link #executeAsync}).
+	 * @param lock a lock of this template (exclusive, or a side of a read-write lock)
+	 * @param waitTime how long to wait
+	 * @param leaseTime the fixed lease, or {@code null} for a watchdog-renewed one
+	 * @return a future of the hold, or of {@code null} when the wait time ran out; it
+	 * completes on one of this template's callback threads; cancelling it gives up
+	 */
+	public CompletableFuture<@Nullable AsyncHold> acquireAsync(RedisLock lock, Duration waitTime,
+			@Nullable Duration leaseTime) {
+		if (!(lock instanceof AbstractRedisLock redisLock) || redisLock.template != this) {
+			throw new IllegalArgumentException("Not a lock of this template: " + lock);
+		}
+		CompletableFuture<@Nullable LockHold> acquisition = redisLock.acquireAsync(waitTime.toNanos(), leaseTime);
+		CompletableFuture<@Nullable AsyncHold> result = new CompletableFuture<>();
+		// The caller's continuation runs on a callback thread, never on Lettuce's I/O
+		// thread or a timer.
+		acquisition.whenComplete((hold, failure) -> callbacks().execute(() -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+				return;
+			}
+			AsyncHold asyncHold = (hold != null) ? new AsyncHold(redisLock, hold) : null;
+			if (!result.complete(asyncHold) && asyncHold != null) {
+				// Cancelled meanwhile: nobody will use it.
+				asyncHold.release();
+			}
+		}));
+		result.whenComplete((hold, failure) -> {
+			if (result.isCancelled()) {
+				acquisition.cancel(false);
+			}
+		});
+		return result;
+	}
+
+	@Override
+	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			Supplier<? extends CompletionStage<T>> action) {
+		RedisLock lock = getLock(name);
+		return acquireAsync(lock, waitTime, leaseTime).thenCompose((hold) -> {
+			if (hold == null) {
+				throw notAcquired(lock, waitTime);
+			}
+			return whileHeld(hold, action);
+		});
+	}
+
+	/**
+	 * Run {@code action} under an asynchronous hold and release it when the stage it
+	 * returns completes, normally or not; the result completes after the release.
+	 * @param <T> the result type
+	 * @param hold the hold
+	 * @param action starts the work; its synchronous part sees the hold in
+	 * {@link io.github.redislock.core.LockContext}
+	 * @return the work's result
+	 */
+	public static <T> CompletableFuture<T> whileHeld(AsyncHold hold, Supplier<? extends CompletionStage<T>> action) {
+		CompletionStage<T> work;
+		try {
+			work = hold.runInContext(action);
+			if (work == null) {
+				throw new IllegalStateException("The asynchronous action under lock '" + Printable.of(hold.lockName())
+						+ "' returned null instead of a CompletionStage");
+			}
+		}
+		catch (RuntimeException ex) {
+			return hold.release().handle((released, releaseFailure) -> {
+				if (releaseFailure != null) {
+					ex.addSuppressed(releaseFailure);
+				}
+				throw ex;
+			});
+		}
+		CompletableFuture<T> result = new CompletableFuture<>();
+		work.whenComplete((value, failure) -> hold.release().whenComplete((released, releaseFailure) -> {
+			if (failure != null) {
+				if (releaseFailure != null) {
+					failure.addSuppressed(releaseFailure);
+				}
+				result.completeExceptionally(failure);
+			}
+			else if (releaseFailure != null) {
+				result.completeExceptionally(releaseFailure);
+			}
+			else {
+				result.complete(value);
+			}
+		}));
+		return result;
+	}
+
+	/**
+	 * A new holder id for an asynchronous hold: negative, so it is never a thread's.
+	 */
+	long asyncHolderId() {
+		return -this.asyncHolders.incrementAndGet();
+	}
+
+	/**
+	 * Return the threads that asynchronous acquisitions complete on, made on first use.
+	 */
+	Executor callbacks() {
+		ThreadPoolTaskExecutor executor = this.callbacks;
+		if (executor == null) {
+			synchronized (this) {
+				executor = this.callbacks;
+				if (executor == null) {
+					executor = EngineThreads.unbounded("redislock-async");
+					this.callbacks = executor;
+				}
+			}
+		}
+		return executor;
+	}
+
+	/**
 	 * Return the exception for a lock not acquired within its wait time, with the reason
 	 * the lock type knows (for RedLock: how many nodes granted it; with replica
 	 * acknowledgement: how many replicas confirmed the last attempt, when too few did).
@@ -283,6 +409,10 @@ public class DefaultRedisLockTemplate
 		this.signals.close();
 		this.losses.close();
 		this.commands.close();
+		ThreadPoolTaskExecutor callbacks = this.callbacks;
+		if (callbacks != null) {
+			callbacks.shutdown();
+		}
 	}
 
 	/**

@@ -71,15 +71,15 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		LockCommands.ScriptCall acquireCall(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
 			return this.template.readWriteCommands()
-				.acquire(this.keys, false, owner, leaseMillis, willWait, othersWait, releaseMessage());
+				.acquireCall(this.keys, false, owner, leaseMillis, willWait, othersWait, releaseMessage());
 		}
 
 		@Override
-		long tryRelease(String owner, long token, long holdAtLeastMillis) {
+		LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis) {
 			return this.template.readWriteCommands()
-				.release(this.keys, false, owner, token, releaseMessage(), holdAtLeastMillis);
+				.releaseCall(this.keys, false, owner, token, releaseMessage(), holdAtLeastMillis);
 		}
 
 		@Override
@@ -135,15 +135,15 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
-		long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		LockCommands.ScriptCall acquireCall(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
 			return this.template.readWriteCommands()
-				.acquire(this.keys, true, owner, leaseMillis, willWait, othersWait, releaseMessage());
+				.acquireCall(this.keys, true, owner, leaseMillis, willWait, othersWait, releaseMessage());
 		}
 
 		@Override
-		long tryRelease(String owner, long token, long holdAtLeastMillis) {
+		LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis) {
 			return this.template.readWriteCommands()
-				.release(this.keys, true, owner, token, releaseMessage(), holdAtLeastMillis);
+				.releaseCall(this.keys, true, owner, token, releaseMessage(), holdAtLeastMillis);
 		}
 
 		@Override

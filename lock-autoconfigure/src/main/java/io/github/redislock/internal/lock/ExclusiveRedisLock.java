@@ -25,13 +25,14 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	}
 
 	@Override
-	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-		return this.template.commands().acquire(this.key, owner, leaseMillis, willWait, othersWait, releaseMessage());
+	LockCommands.ScriptCall acquireCall(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
+		return this.template.commands()
+			.acquireCall(this.key, owner, leaseMillis, willWait, othersWait, releaseMessage());
 	}
 
 	@Override
-	long tryRelease(String owner, long token, long holdAtLeastMillis) {
-		return this.template.commands().release(this.key, owner, token, releaseMessage(), holdAtLeastMillis);
+	LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis) {
+		return this.template.commands().releaseCall(this.key, owner, token, releaseMessage(), holdAtLeastMillis);
 	}
 
 	@Override

@@ -2,6 +2,8 @@ package io.github.redislock.internal.lock;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -65,6 +67,42 @@ final class LettuceScripts {
 		catch (RuntimeException ex) {
 			throw translate(ex);
 		}
+	}
+
+	/**
+	 * Run a script with an integer result without waiting: EVALSHA, then EVAL when Redis
+	 * does not have it. The future completes on Lettuce's I/O thread, with Spring's
+	 * exceptions; it fails when no answer came within the factory's command timeout.
+	 */
+	CompletableFuture<@Nullable Long> runAsync(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+		RedisScriptingAsyncCommands<byte[], byte[]> commands;
+		try {
+			commands = commands();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(translate(ex));
+		}
+		CompletableFuture<@Nullable Long> answer = commands
+			.<@Nullable Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args)
+			.toCompletableFuture()
+			.exceptionallyCompose((failure) -> {
+				Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+				if (cause instanceof RedisNoScriptException) {
+					return commands
+						.<@Nullable Long>eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+								ScriptOutputType.INTEGER, keys, args)
+						.toCompletableFuture();
+				}
+				return CompletableFuture.failedFuture(cause);
+			});
+		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
+		return AsyncTimeouts
+			.within(answer, timeout, () -> new RedisCommandTimeoutException("Command timed out after " + timeout))
+			.exceptionallyCompose((failure) -> {
+				Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+				return CompletableFuture.failedFuture((cause instanceof RuntimeException runtime) ? translate(runtime)
+						: new IllegalStateException(cause));
+			});
 	}
 
 	/**

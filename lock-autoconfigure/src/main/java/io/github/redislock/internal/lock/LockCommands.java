@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -17,6 +19,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -62,6 +65,8 @@ final class LockCommands {
 	private final long replicaAckTimeoutMillis;
 
 	private volatile @Nullable ReplicaAckConnections replicaAckConnections;
+
+	private volatile @Nullable ThreadPoolTaskExecutor blockingCalls;
 
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
 		this(connectionFactory, keys, 0, 0);
@@ -120,10 +125,86 @@ final class LockCommands {
 	 */
 	long acquire(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait,
 			String releaseMessage) {
-		return acquiring(
+		return acquiring(acquireCall(lockKey, owner, leaseMillis, willWait, othersWait, releaseMessage));
+	}
+
+	/**
+	 * The script call of {@link #acquire}.
+	 */
+	ScriptCall acquireCall(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait,
+			String releaseMessage) {
+		return new ScriptCall(
 				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				() -> release(lockKey, owner, 0, releaseMessage, 0));
+				"acquire", () -> release(lockKey, owner, 0, releaseMessage, 0));
+	}
+
+	/**
+	 * One script call with an integer result, made now ({@link #call},
+	 * {@link #acquiring}) or as a future ({@link #callAsync}, {@link #acquiringAsync}).
+	 *
+	 * @param undo for an acquisition: releases what it took, owner-checked (run when too
+	 * few replicas confirmed it)
+	 */
+	record ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what, Runnable undo) {
+
+		ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what) {
+			this(script, keys, args, what, () -> {
+			});
+		}
+
+	}
+
+	long call(ScriptCall call) {
+		return run(call.script(), call.keys(), call.args(), call.what());
+	}
+
+	long acquiring(ScriptCall call) {
+		return acquiring(call.script(), call.keys(), call.args(), call.undo());
+	}
+
+	/**
+	 * Make a script call without blocking the caller: on the shared native Lettuce
+	 * connection's asynchronous API, answered by Lettuce's I/O thread. Without one (a
+	 * client other than Lettuce, or no shared connection), the blocking call runs on a
+	 * thread of the engine's own instead.
+	 */
+	CompletableFuture<Long> callAsync(ScriptCall call) {
+		LettuceScripts lettuce = this.lettuce;
+		if (lettuce != null) {
+			return lettuce.runAsync(call.script(), encode(call.keys(), List.of()), encode(call.args(), List.of()))
+				.thenApply((result) -> nonNull(result, call.what()));
+		}
+		return CompletableFuture.supplyAsync(() -> call(call), blockingCalls());
+	}
+
+	/**
+	 * Make an acquisition's script call without blocking the caller; with replica
+	 * acknowledgement on, the script and WAIT run on a thread of the engine's own (WAIT
+	 * blocks its connection).
+	 */
+	CompletableFuture<Long> acquiringAsync(ScriptCall call) {
+		if (this.minReplicasAcked == 0) {
+			return callAsync(call);
+		}
+		return CompletableFuture.supplyAsync(() -> acquiring(call), blockingCalls());
+	}
+
+	/**
+	 * Return the threads of calls that cannot be made asynchronously, made on first use.
+	 */
+	Executor blockingCalls() {
+		ThreadPoolTaskExecutor executor = this.blockingCalls;
+		if (executor == null) {
+			synchronized (this) {
+				executor = this.blockingCalls;
+				if (executor == null) {
+					executor = EngineThreads.unbounded("redislock-blocking-call");
+					this.blockingCalls = executor;
+				}
+			}
+		}
+		return executor;
 	}
 
 	/**
@@ -192,6 +273,10 @@ final class LockCommands {
 		if (connections != null) {
 			connections.close();
 		}
+		ThreadPoolTaskExecutor executor = this.blockingCalls;
+		if (executor != null) {
+			executor.shutdown();
+		}
 	}
 
 	/**
@@ -232,7 +317,14 @@ final class LockCommands {
 	 * another owner (left untouched)
 	 */
 	long release(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
-		return run(
+		return call(releaseCall(lockKey, owner, token, message, holdAtLeastMillis));
+	}
+
+	/**
+	 * The script call of {@link #release}.
+	 */
+	ScriptCall releaseCall(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
+		return new ScriptCall(
 				RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, this.keys.channel(), message,
 						Long.toString(token), Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis)),
 				"release");

@@ -50,14 +50,24 @@ final class LockHold {
 
 	private volatile @Nullable String lostReason;
 
-	/** The thread that took the hold; only it can release it. */
-	private final Thread thread = Thread.currentThread();
+	/**
+	 * The thread that took the hold, the one to interrupt when it is lost; {@code null}
+	 * for an asynchronous hold, which belongs to its call, not to a thread.
+	 */
+	private volatile @Nullable Thread thread;
 
 	/** Guarded by this: set when the last release began. */
 	private boolean released;
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
 			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds) {
+		this(name, key, owner, threadId, token, watchdog, sentNanos, leaseNanos, kind, metricName, bounds,
+				Thread.currentThread());
+	}
+
+	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
+			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds, @Nullable Thread thread) {
+		this.thread = thread;
 		this.holdAtLeastMillis = bounds.holdAtLeastMillis();
 		this.maxHoldNanos = TimeUnit.MILLISECONDS.toNanos(bounds.maxHoldMillis());
 		this.kind = kind;
@@ -186,6 +196,14 @@ final class LockHold {
 	}
 
 	/**
+	 * The hold now belongs to an asynchronous call rather than to the thread that took
+	 * it: that thread is never interrupted for its loss.
+	 */
+	void detachFromThread() {
+		this.thread = null;
+	}
+
+	/**
 	 * The last release of this hold begins: the holding thread is no longer interrupted
 	 * for its loss.
 	 */
@@ -197,8 +215,9 @@ final class LockHold {
 	 * Interrupt the holding thread, unless it is already releasing the hold.
 	 */
 	synchronized void interruptHolder() {
-		if (!this.released) {
-			this.thread.interrupt();
+		Thread thread = this.thread;
+		if (!this.released && thread != null) {
+			thread.interrupt();
 		}
 	}
 

@@ -44,12 +44,21 @@ final class ReadWriteLockCommands {
 	 */
 	long acquire(ReadWriteKeys keys, boolean write, String owner, long leaseMillis, boolean willWait,
 			boolean othersWait, String releaseMessage) {
-		return this.commands.acquiring(ACQUIRE,
+		return this.commands
+			.acquiring(acquireCall(keys, write, owner, leaseMillis, willWait, othersWait, releaseMessage));
+	}
+
+	/**
+	 * The script call of {@link #acquire}.
+	 */
+	LockCommands.ScriptCall acquireCall(ReadWriteKeys keys, boolean write, String owner, long leaseMillis,
+			boolean willWait, boolean othersWait, String releaseMessage) {
+		return new LockCommands.ScriptCall(ACQUIRE,
 				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
 						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r",
 						owner.substring(0, owner.lastIndexOf(':') + 1)),
-				() -> release(keys, write, owner, 0, releaseMessage, 0));
+				"acquire", () -> release(keys, write, owner, 0, releaseMessage, 0));
 	}
 
 	/**
@@ -59,11 +68,18 @@ final class ReadWriteLockCommands {
 	 * owner holds the write side
 	 */
 	long release(ReadWriteKeys keys, boolean write, String owner, long token, String message, long holdAtLeastMillis) {
-		return this.commands
-			.run(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
-					List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
-							Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis)),
-					"release");
+		return this.commands.call(releaseCall(keys, write, owner, token, message, holdAtLeastMillis));
+	}
+
+	/**
+	 * The script call of {@link #release}.
+	 */
+	LockCommands.ScriptCall releaseCall(ReadWriteKeys keys, boolean write, String owner, long token, String message,
+			long holdAtLeastMillis) {
+		return new LockCommands.ScriptCall(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
+				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
+						Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis)),
+				"release");
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

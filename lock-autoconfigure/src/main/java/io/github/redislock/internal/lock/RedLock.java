@@ -94,6 +94,42 @@ final class RedLock extends ThreadOwnedLock {
 		}
 	}
 
+	/**
+	 * Acquire for an asynchronous hold, on the calling thread (RedLock's calls to its
+	 * nodes are made in parallel, then waited for): the hold is taken under
+	 * {@code holderId} and belongs to no thread.
+	 * @return the hold, or {@code null} when the wait time ran out
+	 */
+	@Nullable LockHold acquireDetached(long holderId, Duration waitTime, @Nullable Duration leaseTime) {
+		boolean acquired;
+		try {
+			acquired = acquireNew(holderId, waitTime.toNanos(), leaseTime, true);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockAcquisitionException(this.name, waitTime, "interrupted while waiting");
+		}
+		if (!acquired) {
+			return null;
+		}
+		LockHold hold = this.template.holds().get(this.key, holderId);
+		if (hold == null) {
+			throw new IllegalStateException("RedLock hold of '" + Printable.of(this.name) + "' not registered");
+		}
+		CurrentHolds.exited(hold);
+		hold.detachFromThread();
+		return hold;
+	}
+
+	/**
+	 * Release a hold taken by {@link #acquireDetached}, on the calling thread.
+	 */
+	void releaseDetached(LockHold hold) {
+		hold.releasing();
+		this.template.holds().remove(hold);
+		releaseLast(hold);
+	}
+
 	LockAcquisitionException acquisitionFailure(Duration waitTime) {
 		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
 				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");

@@ -6,8 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockCallback;
@@ -68,6 +70,8 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 	private final LockLossReporter losses;
 
 	private final ThreadPoolTaskExecutor calls;
+
+	private final java.util.concurrent.atomic.AtomicLong asyncHolders = new java.util.concurrent.atomic.AtomicLong();
 
 	private final ThreadPoolTaskScheduler watchdog;
 
@@ -148,6 +152,57 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 
 	public int getQuorum() {
 		return this.nodes.size() / 2 + 1;
+	}
+
+	/**
+	 * Run asynchronous work under a RedLock hold. RedLock waits for a majority of its
+	 * nodes on a thread, so here the acquisition and the release run on this template's
+	 * node-call threads (the caller's thread is not blocked; one of those is, while it
+	 * waits).
+	 */
+	@Override
+	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			Supplier<? extends CompletionStage<T>> action) {
+		RedLock lock = new RedLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
+		long holderId = -this.asyncHolders.incrementAndGet();
+		return CompletableFuture.supplyAsync(() -> lock.acquireDetached(holderId, waitTime, leaseTime), this.calls)
+			.thenCompose((hold) -> {
+				if (hold == null) {
+					throw lock.acquisitionFailure(waitTime);
+				}
+				CompletionStage<T> work;
+				CurrentHolds.entered(hold);
+				try {
+					work = action.get();
+				}
+				catch (RuntimeException ex) {
+					CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls);
+					throw ex;
+				}
+				finally {
+					CurrentHolds.exited(hold);
+				}
+				CompletableFuture<T> result = new CompletableFuture<>();
+				work.whenComplete(
+						(value, failure) -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls)
+							.whenComplete((released, releaseFailure) -> {
+								Throwable cause = (releaseFailure instanceof java.util.concurrent.CompletionException)
+										? releaseFailure.getCause() : releaseFailure;
+								if (failure != null) {
+									if (cause != null) {
+										failure.addSuppressed(cause);
+									}
+									result.completeExceptionally(failure);
+								}
+								else if (cause != null) {
+									result.completeExceptionally(cause);
+								}
+								else {
+									result.complete(value);
+								}
+							}));
+				return result;
+			});
 	}
 
 	/**

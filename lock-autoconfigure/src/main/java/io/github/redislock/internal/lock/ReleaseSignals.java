@@ -2,6 +2,7 @@ package io.github.redislock.internal.lock;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.Semaphore;
@@ -149,8 +150,14 @@ final class ReleaseSignals implements AutoCloseable {
 	}
 
 	private static void wake(@Nullable Waiter waiter) {
-		if (waiter != null && waiter.permit.availablePermits() == 0) {
-			waiter.permit.release();
+		if (waiter != null) {
+			if (waiter.permit.availablePermits() == 0) {
+				waiter.permit.release();
+			}
+			CompletableFuture<@Nullable Void> next = waiter.next;
+			if (next != null) {
+				next.complete(null);
+			}
 		}
 	}
 
@@ -232,11 +239,36 @@ final class ReleaseSignals implements AutoCloseable {
 
 		private final Semaphore permit = new Semaphore(0);
 
+		/** What an asynchronous waiter waits on, while it waits. */
+		private volatile @Nullable CompletableFuture<@Nullable Void> next;
+
 		/**
 		 * Wait until woken or the timeout passes.
 		 */
 		void await(long nanos) throws InterruptedException {
 			this.permit.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+		}
+
+		/**
+		 * Wait without a thread: the returned future completes when this waiter is woken
+		 * (using the wake-up, as {@link #await} does) or the timeout passes.
+		 */
+		CompletableFuture<@Nullable Void> next(long nanos) {
+			if (this.permit.tryAcquire()) {
+				return CompletableFuture.completedFuture(null);
+			}
+			CompletableFuture<@Nullable Void> next = new CompletableFuture<>();
+			this.next = next;
+			// A wake-up between the first look and the registration.
+			if (this.permit.tryAcquire()) {
+				this.next = null;
+				return CompletableFuture.completedFuture(null);
+			}
+			AsyncTimeouts.completeAfter(next, nanos);
+			return next.whenComplete((result, ex) -> {
+				this.next = null;
+				this.permit.tryAcquire();
+			});
 		}
 
 	}

@@ -168,8 +168,23 @@ class LockAnnotationValidationTests {
 	}
 
 	@Test
-	void asynchronousReturnType() {
-		assertStartFails(AsyncResult.class, "returns CompletableFuture");
+	void anAsynchronousTypeTheLockCannotFollowIsRefused() {
+		assertStartFails(AsyncResult.class, "returns Future", "a type the lock cannot follow");
+	}
+
+	@Test
+	void aPlainPublisherIsRefused() {
+		assertStartFails(PublisherResult.class, "returns Publisher");
+	}
+
+	@Test
+	void redlockOnAnAsynchronousMethodIsRefused() {
+		assertStartFails(AsyncRedLock.class, "redlock = true on a method returning CompletableFuture");
+	}
+
+	@Test
+	void aFallbackOfAnotherAsynchronousTypeIsRefused() {
+		assertStartFails(AsyncFallbackOfAnotherType.class, "fallback method", "returns CompletableFuture, not Mono");
 	}
 
 	@Test
@@ -408,8 +423,39 @@ class LockAnnotationValidationTests {
 	static class AsyncResult {
 
 		@DistributedLock
+		public java.util.concurrent.Future<String> call() {
+			return CompletableFuture.completedFuture("x");
+		}
+
+	}
+
+	static class PublisherResult {
+
+		@DistributedLock
+		public org.reactivestreams.Publisher<String> call() {
+			return reactor.core.publisher.Mono.just("x");
+		}
+
+	}
+
+	static class AsyncRedLock {
+
+		@DistributedLock(redlock = true)
 		public CompletableFuture<String> call() {
 			return CompletableFuture.completedFuture("x");
+		}
+
+	}
+
+	static class AsyncFallbackOfAnotherType {
+
+		@DistributedLock(fallback = "busy")
+		public reactor.core.publisher.Mono<String> call() {
+			return reactor.core.publisher.Mono.just("x");
+		}
+
+		public CompletableFuture<String> busy() {
+			return CompletableFuture.completedFuture("busy");
 		}
 
 	}

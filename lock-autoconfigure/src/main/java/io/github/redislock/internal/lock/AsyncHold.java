@@ -1,0 +1,99 @@
+package io.github.redislock.internal.lock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.redislock.core.LockLostException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A lock held by an asynchronous call (a {@code CompletionStage}, a {@code Mono} or a
+ * {@code Flux}), not by a thread: renewed by the watchdog like any hold, released once,
+ * from any thread.
+ *
+ * @since 0.1.0
+ */
+public final class AsyncHold {
+
+	private final AbstractRedisLock lock;
+
+	private final LockHold hold;
+
+	private final AtomicBoolean released = new AtomicBoolean();
+
+	AsyncHold(AbstractRedisLock lock, LockHold hold) {
+		this.lock = lock;
+		this.hold = hold;
+	}
+
+	/**
+	 * Return the hold's fencing token.
+	 * @return the token
+	 */
+	public long fencingToken() {
+		return this.hold.token();
+	}
+
+	/**
+	 * Return the full lock name.
+	 * @return the lock name
+	 */
+	public String lockName() {
+		return this.hold.name();
+	}
+
+	/**
+	 * Return whether the lock is still held: {@code false} once it is released or known
+	 * lost.
+	 * @return whether it is held
+	 */
+	public boolean isHeld() {
+		return !this.released.get() && this.hold.isHeld();
+	}
+
+	/**
+	 * Throw when the lock is known lost.
+	 * @throws LockLostException when it is
+	 */
+	public void ensureHeld() {
+		if (!this.hold.isHeld()) {
+			throw new LockLostException(this.hold.name(), this.hold.token(), this.hold.lostReason());
+		}
+	}
+
+	/**
+	 * Release the lock; later calls do nothing.
+	 * @return a future that completes when Redis has answered, failing with
+	 * {@link LockLostException} when the hold had been lost and
+	 * {@code redislock.on-lock-lost=throw}
+	 */
+	public CompletableFuture<@Nullable Void> release() {
+		if (!this.released.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return this.lock.releaseAsync(this.hold);
+	}
+
+	/**
+	 * Run {@code action} with this hold as the current thread's innermost lock (for
+	 * {@link io.github.redislock.core.LockContext}).
+	 * @param <T> the action's result
+	 * @param action what to run
+	 * @return its result
+	 */
+	public <T> T runInContext(java.util.function.Supplier<T> action) {
+		CurrentHolds.entered(this.hold);
+		try {
+			return action.get();
+		}
+		finally {
+			CurrentHolds.exited(this.hold);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "AsyncHold '" + this.hold.name() + "' (fencing token " + this.hold.token() + ")";
+	}
+
+}

@@ -1,0 +1,281 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockContext;
+import io.github.redislock.core.LockLostEvent;
+import io.github.redislock.core.ReactiveLockContext;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisMode;
+import io.github.redislock.test.RedisTarget;
+import io.github.redislock.test.RedisTargets;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledForJreRange;
+import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Asynchronous holds on a real Redis (single server and Cluster): acquired without
+ * parking a thread, held until the work completes, released from any thread.
+ */
+@ExtendWith(RedisExtension.class)
+@ParameterizedClass(name = "{0}")
+@EnumSource(RedisMode.class)
+class AsyncLockTests {
+
+	private final LockTemplates templates;
+
+	private final RedisTarget redis;
+
+	private final String name;
+
+	AsyncLockTests(RedisMode mode, RedisTargets targets) {
+		this.redis = targets.get(mode);
+		this.templates = new LockTemplates(this.redis);
+		this.name = this.redis.lockName("async-" + UUID.randomUUID());
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.templates.close();
+	}
+
+	private StringRedisTemplate raw() {
+		return this.redis.template();
+	}
+
+	private String lockKey() {
+		return "redislock:{" + this.name + "}";
+	}
+
+	@Test
+	void aThousandMonosOnOneKeyFromTwoInstancesExcludeEachOtherWithoutParkingThreads() {
+		DefaultReactiveRedisLockTemplate first = new DefaultReactiveRedisLockTemplate(this.templates.create());
+		DefaultReactiveRedisLockTemplate second = new DefaultReactiveRedisLockTemplate(this.templates.create());
+		SectionHistory history = new SectionHistory();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		Scheduler scheduler = Schedulers.newParallel("async-test", 2);
+		int threadsBefore = Thread.activeCount();
+		AtomicInteger peakThreads = new AtomicInteger(threadsBefore);
+		try {
+			List<Mono<Long>> calls = new ArrayList<>();
+			for (int i = 0; i < 1000; i++) {
+				DefaultReactiveRedisLockTemplate template = (i % 2 == 0) ? first : second;
+				calls.add(template.execute(this.name, Duration.ofMinutes(2), null, (token) -> Mono.fromCallable(() -> {
+					if (inside.incrementAndGet() > 1) {
+						overlaps.incrementAndGet();
+					}
+					peakThreads.accumulateAndGet(Thread.activeCount(), Math::max);
+					long start = System.nanoTime();
+					inside.decrementAndGet();
+					history.add(true, start, System.nanoTime());
+					return token;
+				})).subscribeOn(scheduler));
+			}
+			List<Long> tokens = Flux.merge(calls).collectList().block(Duration.ofMinutes(3));
+			assertThat(tokens).hasSize(1000).doesNotHaveDuplicates();
+			assertThat(overlaps).hasValue(0);
+			assertThat(history.writeOverlaps()).isEmpty();
+			// 1,000 waiting calls, and no thread per waiter: what grew is the engine's
+			// few callback and I/O threads, not a thousand parked ones.
+			assertThat(peakThreads.get() - threadsBefore).as("threads added while 1,000 calls waited").isLessThan(64);
+		}
+		finally {
+			scheduler.dispose();
+		}
+	}
+
+	@Test
+	void cancellingAMonoThatHoldsTheLockReleasesItAtOnce() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		DefaultReactiveRedisLockTemplate reactive = new DefaultReactiveRedisLockTemplate(template);
+		CompletableFuture<Long> held = new CompletableFuture<>();
+		Disposable subscription = reactive
+			.execute(this.name, Duration.ofSeconds(5), null,
+					(token) -> Mono.<Long>never().doOnSubscribe((s) -> held.complete(token)))
+			.subscribe();
+		assertThat(held.join()).isPositive();
+		assertThat(raw().hasKey(lockKey())).isTrue();
+		subscription.dispose();
+		await().atMost(Duration.ofSeconds(5)).until(() -> !raw().hasKey(lockKey()));
+		assertThat(template.getActiveHoldCount()).isZero();
+	}
+
+	@Test
+	void cancellingAWaitingAcquisitionLeavesNothingBehind() throws Exception {
+		DefaultRedisLockTemplate holderTemplate = this.templates.create();
+		DefaultRedisLockTemplate waiterTemplate = this.templates.create();
+		RedisLock write = holderTemplate.getReadWriteLock(this.name).writeLock();
+		assertThat(write.tryLock(Duration.ZERO, null)).isTrue();
+		try {
+			RedisLock waitingWrite = waiterTemplate.getReadWriteLock(this.name).writeLock();
+			CompletableFuture<AsyncHold> waiting = waiterTemplate.acquireAsync(waitingWrite, Duration.ofSeconds(30),
+					null);
+			String queuedKey = "redislock:{" + this.name + "}:queued";
+			await().atMost(Duration.ofSeconds(5)).until(() -> raw().hasKey(queuedKey));
+			assertThat(waiterTemplate.signals().waiterCount()).isEqualTo(1);
+			waiting.cancel(false);
+			await().atMost(Duration.ofSeconds(5))
+				.untilAsserted(() -> assertThat(raw().hasKey(queuedKey)).as("the writer's marker").isFalse());
+			assertThat(waiterTemplate.signals().waiterCount()).isZero();
+			assertThat(waiterTemplate.getActiveHoldCount()).isZero();
+		}
+		finally {
+			write.unlock();
+		}
+		// Nothing of the cancelled writer is left to hold a reader back.
+		RedisLock read = waiterTemplate.getReadWriteLock(this.name).readLock();
+		assertThat(read.tryLock(Duration.ZERO, null)).isTrue();
+		read.unlock();
+	}
+
+	@Test
+	void aFutureThatCompletesAfterThreeLeasesKeepsTheLockAndReleasesItOnCompletion() {
+		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null, () -> work);
+		await().atMost(Duration.ofSeconds(5)).until(() -> raw().hasKey(lockKey()));
+		await().pollDelay(Duration.ofMillis(1800)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		assertThat(raw().hasKey(lockKey())).as("renewed by the watchdog after three leases").isTrue();
+		assertThat(result).isNotDone();
+		work.complete("done");
+		assertThat(result.join()).isEqualTo("done");
+		assertThat(raw().hasKey(lockKey())).as("released before the result completed").isFalse();
+	}
+
+	@Test
+	void anExceptionallyCompletedFutureReleasesTheLockAndPassesTheFailureOn() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null,
+				() -> CompletableFuture.failedFuture(new IllegalStateException("work failed")));
+		assertThatExceptionOfType(Exception.class).isThrownBy(result::join)
+			.withRootCauseInstanceOf(IllegalStateException.class)
+			.withMessageContaining("work failed");
+		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(template.getActiveHoldCount()).isZero();
+	}
+
+	@Test
+	void theHoldIsNotReentrantAndIsInTheLockContextOfTheSynchronousPart() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null, () -> {
+			assertThat(LockContext.lockName()).isEqualTo(this.name);
+			// The same name again, from inside the hold: another owner, so not acquired.
+			return template
+				.executeAsync(this.name, Duration.ZERO, null, () -> CompletableFuture.completedFuture("inner"))
+				.handle((value, failure) -> (failure != null) ? failure.getCause().getClass().getSimpleName() : value);
+		});
+		assertThat(result.join()).isEqualTo(LockAcquisitionException.class.getSimpleName());
+	}
+
+	@Test
+	void aLossDuringAnAsynchronousHoldIsReported() {
+		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+		template.setLockLostListener(lost::add);
+		DefaultReactiveRedisLockTemplate reactive = new DefaultReactiveRedisLockTemplate(template);
+		CompletableFuture<Boolean> heldAfterLoss = new CompletableFuture<>();
+		Disposable subscription = reactive.execute(this.name, Duration.ZERO, null, (token) -> {
+			raw().delete(lockKey());
+			return Mono.delay(Duration.ofMillis(100))
+				.repeat()
+				.concatMap((tick) -> ReactiveLockContext.isHeld())
+				.filter((held) -> !held)
+				.next()
+				.doOnNext(heldAfterLoss::complete);
+		}).subscribe();
+		try {
+			assertThat(heldAfterLoss).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(false);
+			await().atMost(Duration.ofSeconds(5)).until(() -> !lost.isEmpty());
+			assertThat(lost.get(0).getLockName()).isEqualTo(this.name);
+		}
+		finally {
+			subscription.dispose();
+		}
+	}
+
+	@Test
+	void withoutTheLockWithinTheWaitTimeTheFutureFailsNamingIt() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock blocker = this.templates.create().getLock(this.name);
+		assertThat(blocker.tryLock(Duration.ZERO, null)).isTrue();
+		try {
+			CompletableFuture<String> result = template.executeAsync(this.name, Duration.ofMillis(200), null,
+					() -> CompletableFuture.completedFuture("ran"));
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> result.get(10, TimeUnit.SECONDS))
+				.withCauseInstanceOf(LockAcquisitionException.class)
+				.withMessageContaining(this.name);
+		}
+		finally {
+			blocker.unlock();
+		}
+	}
+
+	@Test
+	@EnabledForJreRange(min = JRE.JAVA_21)
+	void tenThousandVirtualThreadsOnTenKeysFinishAndExcludeEachOther() throws Exception {
+		DefaultRedisLockTemplate first = this.templates.create();
+		DefaultRedisLockTemplate second = this.templates.create();
+		int[] counters = new int[10];
+		AtomicInteger overlaps = new AtomicInteger();
+		AtomicInteger[] inside = new AtomicInteger[10];
+		for (int i = 0; i < 10; i++) {
+			inside[i] = new AtomicInteger();
+		}
+		SimpleAsyncTaskExecutor virtualThreads = new SimpleAsyncTaskExecutor("async-test-vt-");
+		virtualThreads.setVirtualThreads(true);
+		List<CompletableFuture<Void>> done = new ArrayList<>();
+		for (int i = 0; i < 10_000; i++) {
+			int key = i % 10;
+			DefaultRedisLockTemplate template = (i % 2 == 0) ? first : second;
+			done.add(CompletableFuture.runAsync(() -> {
+				RedisLock lock = template.getLock(this.name + ":" + key);
+				if (!lock.tryLock(Duration.ofMinutes(3), null)) {
+					throw new IllegalStateException("not acquired");
+				}
+				try {
+					if (inside[key].incrementAndGet() > 1) {
+						overlaps.incrementAndGet();
+					}
+					counters[key]++;
+					inside[key].decrementAndGet();
+				}
+				finally {
+					lock.unlock();
+				}
+			}, virtualThreads));
+		}
+		CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+		virtualThreads.close();
+		assertThat(overlaps).hasValue(0);
+		for (int count : counters) {
+			assertThat(count).isEqualTo(1000);
+		}
+	}
+
+}
