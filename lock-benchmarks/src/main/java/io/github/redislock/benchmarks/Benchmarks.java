@@ -181,6 +181,7 @@ public final class Benchmarks {
 		sections.put("queue", this::queue);
 		sections.put("memory", this::memory);
 		sections.put("replicas", this::replicas);
+		sections.put("async", this::async);
 		try {
 			sections.forEach((name, section) -> {
 				if (section(name)) {
@@ -321,6 +322,48 @@ public final class Benchmarks {
 					+ " their own (at most " + 8 + " idle), so the application's GETs on the shared connection do"
 					+ " not queue behind `WAIT`.");
 		}
+	}
+
+	// Asynchronous: the reactive template against Redisson's RLockReactive.
+
+	private void async() throws Exception {
+		Report.Grid throughput = new Report.Grid();
+		Report.Grid handOff = new Report.Grid();
+		int samples = 200;
+		try (AsyncBench bench = new AsyncBench(this.redis.port())) {
+			for (int round = 0; round < this.rounds; round++) {
+				Map<String, Double> pairs = new LinkedHashMap<>();
+				Map<String, long[]> latencies = new LinkedHashMap<>();
+				List<String> columns = (round % 2 == 0) ? List.of(AsyncBench.STARTER, AsyncBench.REDISSON)
+						: List.of(AsyncBench.REDISSON, AsyncBench.STARTER);
+				for (String column : columns) {
+					progress("async round " + round + ", " + column);
+					String prefix = "a:" + round + ":" + column.hashCode();
+					bench.pairsPerSecond(column, prefix + ":warm", 1000, Duration.ofMillis(this.warmUp));
+					pairs.put(column, bench.pairsPerSecond(column, prefix, 1000, Duration.ofMillis(this.millis)));
+					bench.handOffNanos(column, prefix + ":h:warm", 20);
+					latencies.put(column, bench.handOffNanos(column, prefix + ":h", samples));
+				}
+				for (String column : List.of(AsyncBench.STARTER, AsyncBench.REDISSON)) {
+					throughput.at(column, "pairs/s, 1,000 in flight")
+						.add(pairs.get(column), pairs.get(AsyncBench.REDISSON));
+					handOff.at(column, "hand-off p50 µs")
+						.add(Stats.percentile(latencies.get(column), 50) / 1000,
+								Stats.percentile(latencies.get(AsyncBench.REDISSON), 50) / 1000);
+					handOff.at(column, "hand-off p99 µs")
+						.add(Stats.percentile(latencies.get(column), 99) / 1000,
+								Stats.percentile(latencies.get(AsyncBench.REDISSON), 99) / 1000);
+				}
+			}
+		}
+		this.report.heading("Asynchronous locks: uncontended pairs per second with 1,000 in flight, and hand-off"
+				+ " latency in one process (ratio to Redisson's RLockReactive)");
+		this.report.grid("", throughput, true, 0);
+		this.report.grid("", handOff, true, 1);
+		this.report.paragraph("Uncontended: `ReactiveRedisLockTemplate.execute` and `RLockReactive.tryLock`+`unlock`"
+				+ " on own keys, 1,000 subscribed at a time, no thread per pair. Hand-off: one key, the waiter"
+				+ " subscribed before the holder releases; from the release call to the waiter's acquisition, "
+				+ samples + " samples per round.");
 	}
 
 	// Uncontended: own key per thread.

@@ -181,6 +181,17 @@ class AsyncLockTests {
 	}
 
 	@Test
+	void anAsynchronousHoldKeepsItsHoldAtLeastAfterRelease() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock lock = template.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(2));
+		AsyncHold hold = template.acquireAsync(lock, Duration.ZERO, null).get(10, TimeUnit.SECONDS);
+		hold.release().get(10, TimeUnit.SECONDS);
+		assertThat(raw().hasKey(lockKey())).as("kept for what remains of holdAtLeast").isTrue();
+		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 2000L);
+		assertThat(template.getActiveHoldCount()).isZero();
+	}
+
+	@Test
 	void theHoldIsNotReentrantAndIsInTheLockContextOfTheSynchronousPart() {
 		DefaultRedisLockTemplate template = this.templates.create();
 		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null, () -> {
