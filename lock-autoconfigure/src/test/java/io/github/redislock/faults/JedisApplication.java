@@ -73,7 +73,10 @@ public final class JedisApplication {
 					"--spring.data.redis.client-type=jedis", "--redislock.queue.workers=0")) {
 			String factory = context.getBean(RedisConnectionFactory.class).getClass().getSimpleName();
 			long token = context.getBean(Guarded.class).run();
-			System.out.println("done factory=" + factory + " token=" + token);
+			long asyncToken = context.getBean(Guarded.class).runAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
+			boolean reactor = org.springframework.util.ClassUtils.isPresent("reactor.core.publisher.Mono", null);
+			System.out.println("done factory=" + factory + " token=" + token + " asyncToken=" + asyncToken + " reactor="
+					+ reactor + " reactiveTemplate=" + context.containsBean("reactiveRedisLockTemplate"));
 		}
 		catch (Throwable ex) {
 			System.out.println("failed " + ex);
@@ -93,6 +96,11 @@ public final class JedisApplication {
 		@DistributedLock(name = "jedis-boot", waitTime = "5s")
 		public long run() {
 			return LockContext.fencingToken();
+		}
+
+		@DistributedLock(name = "jedis-boot", waitTime = "5s")
+		public java.util.concurrent.CompletableFuture<Long> runAsync() {
+			return java.util.concurrent.CompletableFuture.completedFuture(LockContext.fencingToken());
 		}
 
 	}

@@ -36,11 +36,13 @@ class JedisWithoutLettuceTests {
 	}
 
 	@Test
-	void aSpringBootApplicationOnJedisStartsAndLocksWithoutLettuce() {
-		try (ChildJvm application = ChildJvm.startWithout(List.of("lettuce-core"), JedisApplication.class,
-				this.redis.host(), Integer.toString(this.redis.port()), "boot")) {
+	void aSpringBootApplicationOnJedisStartsAndLocksWithoutLettuceOrReactor() {
+		try (ChildJvm application = ChildJvm.startWithout(List.of("lettuce-core", "reactor-core"),
+				JedisApplication.class, this.redis.host(), Integer.toString(this.redis.port()), "boot")) {
 			String line = String.join(" ", application.await("done", Duration.ofSeconds(90)));
-			assertThat(line).contains("factory=JedisConnectionFactory").doesNotContain("token=0");
+			assertThat(line).contains("factory=JedisConnectionFactory", "reactor=false", "reactiveTemplate=false")
+				.doesNotContain("token=0")
+				.doesNotContain("asyncToken=0");
 		}
 	}
 

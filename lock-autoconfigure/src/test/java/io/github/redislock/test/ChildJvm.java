@@ -226,7 +226,16 @@ public final class ChildJvm implements AutoCloseable {
 	@Override
 	public void close() {
 		if (this.process.isAlive()) {
-			resume();
+			try {
+				resume();
+			}
+			catch (IllegalStateException ex) {
+				// It exited between the look and the signal: nothing left to stop.
+				if (this.process.isAlive()) {
+					throw ex;
+				}
+				return;
+			}
 			kill();
 		}
 	}
