@@ -279,6 +279,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 
 		private void answered(long value, long sentNanos) {
+			if (value > 0 && this.result.isDone()) {
+				// Given up while the attempt was under way: undo it, owner-checked.
+				undoAsync(value);
+				return;
+			}
 			if (value > 0) {
 				LockHold hold = new LockHold(AbstractRedisLock.this.name, AbstractRedisLock.this.key, this.owner,
 						this.holderId, value, this.leaseTime == null, sentNanos,
@@ -286,8 +291,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 						AbstractRedisLock.this.bounds, null);
 				holds().add(hold);
 				if (!this.result.complete(hold)) {
-					// Given up meanwhile: the hold goes back at once.
-					releaseAsync(hold);
+					// Given up at this very moment: the hold goes back at once.
+					holds().remove(hold);
+					undoAsync(value);
 					return;
 				}
 				this.observer.acquired(this.metricName, kind(), elapsed());
@@ -317,6 +323,12 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 			waiter.next(Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(obstacle.leaseLeftMillis())))
 				.whenComplete((woken, ex) -> attempt());
+		}
+
+		private void undoAsync(long token) {
+			AbstractRedisLock.this.template.commands()
+				.callAsync(releaseCall(this.owner, token, 0))
+				.whenComplete((released, ex) -> this.signals.signal(AbstractRedisLock.this.signalKey));
 		}
 
 		private void failed(Throwable failure) {
