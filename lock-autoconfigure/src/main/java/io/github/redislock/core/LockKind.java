@@ -8,7 +8,10 @@ package io.github.redislock.core;
  */
 public enum LockKind {
 
-	EXCLUSIVE, READ, WRITE;
+	EXCLUSIVE, READ, WRITE,
+
+	/** A permit of a semaphore. */
+	SEMAPHORE;
 
 	/**
 	 * Return the tag value.

@@ -36,6 +36,15 @@ public interface RedisLockTemplate {
 	RedisReadWriteLock getReadWriteLock(String name);
 
 	/**
+	 * Return the semaphore of the given name with {@code permits} permits (this caller's
+	 * count; see {@link RedisSemaphore}). Cheap, like {@link #getLock(String)}.
+	 * @param name the full semaphore name
+	 * @param permits how many holders at once, at least 1
+	 * @return the semaphore
+	 */
+	RedisSemaphore getSemaphore(String name, int permits);
+
+	/**
 	 * Run {@code action} while holding the named lock.
 	 * @param <T> the result type
 	 * @param name the full lock name

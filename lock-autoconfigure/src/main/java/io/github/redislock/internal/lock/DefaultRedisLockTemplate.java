@@ -20,6 +20,7 @@ import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -228,6 +229,29 @@ public class DefaultRedisLockTemplate
 	}
 
 	@Override
+	public RedisSemaphore getSemaphore(String name, int permits) {
+		if (permits < 1) {
+			throw new IllegalArgumentException(
+					"Semaphore '" + Printable.of(name) + "' needs at least 1 permit, not " + permits);
+		}
+		return new DefaultRedisSemaphore(this, new SemaphoreLock(this, name, this.keys.semaphoreKeys(name), permits,
+				HoldBounds.of(this.settings.maxHold())));
+	}
+
+	/**
+	 * Return the engine lock behind a semaphore of this template, for asynchronous holds
+	 * of its permits ({@link #acquireAsync}).
+	 * @param semaphore a semaphore of this template
+	 * @return its lock
+	 */
+	public RedisLock semaphoreLock(RedisSemaphore semaphore) {
+		if (!(semaphore instanceof DefaultRedisSemaphore ours) || ours.lock().template != this) {
+			throw new IllegalArgumentException("Not a semaphore of this template: " + semaphore);
+		}
+		return ours.lock();
+	}
+
+	@Override
 	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
 			Supplier<? extends CompletionStage<T>> action) {
 		RedisLock lock = getLock(name);
@@ -386,6 +410,11 @@ public class DefaultRedisLockTemplate
 	}
 
 	private void releaseAtShutdown(LockHold hold) {
+		if (hold.kind() == LockKind.SEMAPHORE) {
+			this.commands.call(this.commands.releasePermitCall(this.keys.semaphoreKeys(hold.name()), hold.owner(),
+					this.signals.releaseMessage(hold.key())));
+			return;
+		}
 		if (hold.kind() == LockKind.EXCLUSIVE) {
 			this.commands.release(hold.key(), hold.owner(), hold.token(), this.signals.releaseMessage(hold.key()),
 					hold.holdAtLeastMillis());

@@ -37,6 +37,12 @@ final class LockCommands {
 
 	private static final RedisScript<Long> FORCE_UNLOCK = script("force-unlock.lua", Long.class);
 
+	private static final RedisScript<Long> ACQUIRE_SEMAPHORE = script("acquire-semaphore.lua", Long.class);
+
+	private static final RedisScript<Long> RELEASE_SEMAPHORE = script("release-semaphore.lua", Long.class);
+
+	private static final RedisScript<Long> SEMAPHORE_COUNT = script("semaphore-count.lua", Long.class);
+
 	/**
 	 * The fencing counter outlives the lock by at least this, so that tokens increase
 	 * even when the Redis clock steps back by less.
@@ -361,6 +367,34 @@ final class LockCommands {
 	@Nullable String owner(String lockKey) {
 		Object owner = this.redis.opsForHash().get(lockKey, "owner");
 		return (owner != null) ? owner.toString() : null;
+	}
+
+	/**
+	 * The script call that takes one permit of a semaphore: a token when taken, otherwise
+	 * minus the ms until the earliest permit's lease ends.
+	 */
+	ScriptCall acquirePermitCall(LockKeys.SemaphoreKeys keys, String owner, long leaseMillis, int permits,
+			boolean willWait, boolean othersWait, String releaseMessage) {
+		return new ScriptCall(ACQUIRE_SEMAPHORE, List.of(keys.permits(), keys.waiters(), keys.fence()),
+				List.of(owner, Long.toString(leaseMillis), Integer.toString(permits),
+						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
+				"acquire", () -> call(releasePermitCall(keys, owner, releaseMessage)));
+	}
+
+	/**
+	 * The script call that gives back one permit if {@code owner} holds it: 1 released, 0
+	 * no longer there.
+	 */
+	ScriptCall releasePermitCall(LockKeys.SemaphoreKeys keys, String owner, String message) {
+		return new ScriptCall(RELEASE_SEMAPHORE, List.of(keys.permits(), keys.waiters()),
+				List.of(owner, this.keys.channel(), message), "release");
+	}
+
+	/**
+	 * Return how many permits of a semaphore are held now.
+	 */
+	long heldPermits(LockKeys.SemaphoreKeys keys) {
+		return run(SEMAPHORE_COUNT, List.of(keys.permits()), List.of(), "permit count");
 	}
 
 	boolean exists(String lockKey) {

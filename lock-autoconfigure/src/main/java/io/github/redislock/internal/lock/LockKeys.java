@@ -69,6 +69,19 @@ final class LockKeys {
 
 	}
 
+	SemaphoreKeys semaphoreKeys(String name) {
+		String base = lockKey(name);
+		return new SemaphoreKeys(base + ":permits", base + ":permits-waiters", fenceKey(base + ":permits"));
+	}
+
+	/**
+	 * The keys of a semaphore, in one Cluster slot: its permits (owner id to lease
+	 * deadline), the flag that someone waits, its fencing counter.
+	 */
+	record SemaphoreKeys(String permits, String waiters, String fence) {
+
+	}
+
 	String channel() {
 		return this.channel;
 	}

@@ -18,6 +18,8 @@ import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.core.RedisSemaphore;
+import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -152,6 +154,17 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 
 	public int getQuorum() {
 		return this.nodes.size() / 2 + 1;
+	}
+
+	/**
+	 * Not available: RedLock's quorum over independent servers is defined for one holder;
+	 * take semaphores from the template on the application's Redis.
+	 * @throws UnsupportedOperationException always
+	 */
+	@Override
+	public RedisSemaphore getSemaphore(String name, int permits) {
+		throw new UnsupportedOperationException("Semaphores are not available on RedLock (redLockTemplate); take '"
+				+ Printable.of(name) + "' from the RedisLockTemplate on the application's Redis");
 	}
 
 	/**

@@ -1,5 +1,6 @@
 -- Renew the leases of many holds at once (the watchdog's tick). All KEYS share one slot.
--- KEYS[i] a lock hash (exclusive lock, or write side) or a readers zset (read side)
+-- KEYS[i] a lock hash (exclusive lock, or write side) or a zset of holders with deadlines
+-- (read side, semaphore permits)
 -- ARGV[1] lease ms, ARGV[i + 1] owner id of KEYS[i]
 -- Returns a list: 1 where the lease was renewed, 0 where the hold is gone or not ours.
 local lease = tonumber(ARGV[1])
@@ -8,9 +9,10 @@ local result = {}
 for i, key in ipairs(KEYS) do
   local owner = ARGV[i + 1]
   result[i] = 0
-  -- Readers' sorted sets are the keys ending in ':read'; every other lock key (ending in
-  -- '}' or ':write') is a hash. Read off the name, which costs no command.
-  if string.sub(key, -5) ~= ':read' then
+  -- The sorted sets are the keys ending in ':read' (readers) or ':permits' (a
+  -- semaphore); every other lock key (ending in '}' or ':write') is a hash. Read off the
+  -- name, which costs no command.
+  if string.sub(key, -5) ~= ':read' and string.sub(key, -8) ~= ':permits' then
     if redis.call('HGET', key, 'owner') == owner then
       redis.call('PEXPIRE', key, lease)
       result[i] = 1
