@@ -139,6 +139,73 @@ final class AsyncLockCall {
 		});
 	}
 
+	/**
+	 * Run a method that returns its result synchronously under the hold (a semaphore
+	 * permit): the calling thread waits for the asynchronous acquisition.
+	 */
+	@Nullable Object synchronous() throws Throwable {
+		AsyncHold hold;
+		try {
+			hold = acquire().get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw ex;
+		}
+		catch (java.util.concurrent.ExecutionException ex) {
+			throw ex.getCause();
+		}
+		if (hold == null) {
+			Method fallback = this.operation.fallback();
+			if (fallback != null) {
+				return invokeFallback(fallback);
+			}
+			if (this.operation.onFailure() == OnLockFailure.SKIP) {
+				return this.operation.skippedResult();
+			}
+			throw notAcquired();
+		}
+		Observation observation = startHold();
+		Object result;
+		try {
+			result = hold.runInContext(() -> {
+				try {
+					return this.invocation.proceed();
+				}
+				catch (RuntimeException | Error ex) {
+					throw ex;
+				}
+				catch (Throwable ex) {
+					throw new CompletionException(ex);
+				}
+			});
+		}
+		catch (Throwable ex) {
+			Throwable failure = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			observation.error(failure);
+			observation.stop();
+			releaseAfterFailure(hold, failure);
+			throw failure;
+		}
+		observation.stop();
+		try {
+			hold.release().join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() != null) ? ex.getCause() : ex;
+		}
+		return result;
+	}
+
+	private static void releaseAfterFailure(AsyncHold hold, Throwable failure) {
+		try {
+			hold.release().join();
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed((ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex);
+		}
+	}
+
 	@SuppressWarnings("unchecked")
 	private static CompletionStage<@Nullable Object> asStage(@Nullable Object value) {
 		if (value == null) {

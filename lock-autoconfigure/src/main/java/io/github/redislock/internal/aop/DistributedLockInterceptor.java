@@ -70,13 +70,21 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		String lockName = operation.lockName(invocation.getArguments());
 		RedisLockTemplate template = (operation.redlock() ? this.redLockTemplate : this.template).obtain();
+		if (operation.type() == LockType.SEMAPHORE) {
+			// Permits are asynchronous holds, whatever the method returns.
+			DefaultRedisLockTemplate semaphores = startersTemplate(operation, template);
+			RedisLock permits = semaphores.semaphoreLock(semaphores.getSemaphore(lockName, operation.permits()));
+			AsyncLockCall call = new AsyncLockCall(operation, lockName, permits, semaphores, invocation,
+					this.observations.obtain());
+			return switch (operation.returnKind()) {
+				case SYNCHRONOUS -> call.synchronous();
+				case COMPLETION_STAGE -> call.completionStage();
+				default -> ReactiveLockCalls.invoke(call);
+			};
+		}
 		RedisLock lock = operation.bounded(operation.type().lock(template, lockName));
 		if (operation.returnKind() != ReturnKind.SYNCHRONOUS) {
-			if (!(template instanceof DefaultRedisLockTemplate asyncTemplate)) {
-				throw new IllegalStateException(operation.description() + " returns "
-						+ operation.returnType().getSimpleName() + ", which needs the starter's own lock template"
-						+ " (asynchronous holds); the RedisLockTemplate bean is " + template.getClass().getName());
-			}
+			DefaultRedisLockTemplate asyncTemplate = startersTemplate(operation, template);
 			AsyncLockCall call = new AsyncLockCall(operation, lockName, lock, asyncTemplate, invocation,
 					this.observations.obtain());
 			return (operation.returnKind() == ReturnKind.COMPLETION_STAGE) ? call.completionStage()
@@ -124,6 +132,15 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		hold.stop();
 		lock.unlock();
 		return result;
+	}
+
+	private static DefaultRedisLockTemplate startersTemplate(LockOperation operation, RedisLockTemplate template) {
+		if (!(template instanceof DefaultRedisLockTemplate starters)) {
+			throw new IllegalStateException(operation.description() + " needs the starter's own lock template"
+					+ " (asynchronous holds, semaphore permits); the RedisLockTemplate bean is "
+					+ template.getClass().getName());
+		}
+		return starters;
 	}
 
 	private @Nullable Object notAcquired(LockOperation operation, RedisLock lock, MethodInvocation invocation)

@@ -25,12 +25,14 @@ import org.jspecify.annotations.Nullable;
  * @param fallback the method to call instead when not acquired
  * @param returnType the method's return type
  * @param returnKind how the lock follows the method's result
+ * @param permits for a semaphore, how many holders at once (else 0)
  * @param holdAtLeast the minimum hold, or {@code null} for none
  * @param maxHold the maximum hold, or {@code null} for the template's default
  */
 record LockOperation(String description, LockType type, boolean redlock, String name, LockKeyExpressions keys,
 		Duration waitTime, @Nullable Duration leaseTime, OnLockFailure onFailure, @Nullable Method fallback,
-		Class<?> returnType, ReturnKind returnKind, @Nullable Duration holdAtLeast, @Nullable Duration maxHold) {
+		Class<?> returnType, ReturnKind returnKind, int permits, @Nullable Duration holdAtLeast,
+		@Nullable Duration maxHold) {
 
 	/**
 	 * Return the lock with this operation's hold bounds.

@@ -150,7 +150,7 @@ public final class LockOperationSource {
 					"Return CompletionStage or CompletableFuture (or Reactor's Mono or Flux), which the lock is"
 							+ " held until they complete, or return the result synchronously");
 		}
-		boolean redlock = annotation.getBoolean("redlock");
+		boolean redlock = annotation.getValue("redlock", Boolean.class).orElse(false);
 		if (redlock && returnKind != ReturnKind.SYNCHRONOUS) {
 			throw new InvalidLockDefinitionException(
 					description + ": redlock = true on a method returning " + returnType.getSimpleName()
@@ -176,15 +176,43 @@ public final class LockOperationSource {
 		Duration leaseTime = duration(description, "leaseTime", annotation.getString("leaseTime"), false);
 		Method fallback = fallback(description, method,
 				(targetClass != null) ? targetClass : method.getDeclaringClass(), annotation.getString("fallback"));
-		String holdAtLeastText = annotation.getString("holdAtLeast");
-		String maxHoldText = annotation.getString("maxHold");
+		String holdAtLeastText = annotation.getValue("holdAtLeast", String.class).orElse("");
+		String maxHoldText = annotation.getValue("maxHold", String.class).orElse("");
+		int permits = (type == LockType.SEMAPHORE) ? permits(description, annotation.getString("permits")) : 0;
 		Duration holdAtLeast = duration(description, "holdAtLeast", holdAtLeastText, true);
 		Duration maxHold = duration(description, "maxHold", maxHoldText, false);
 		checkHoldBounds(description, leaseTime, holdAtLeast, holdAtLeastText, maxHold, maxHoldText);
 		return new LockOperation(description, type, redlock, name, keys,
 				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
-				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType, returnKind,
+				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType, returnKind, permits,
 				(holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
+	}
+
+	private int permits(String description, String text) {
+		String resolved;
+		try {
+			resolved = this.placeholders.resolveRequiredPlaceholders(text).trim();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockDefinitionException(
+					description + ": permits '" + text + "' cannot be resolved: " + ex.getMessage(),
+					"Define the property, or give a default: ${name:4}");
+		}
+		int permits;
+		try {
+			permits = Integer.parseInt(resolved);
+		}
+		catch (NumberFormatException ex) {
+			permits = 0;
+		}
+		if (permits < 1) {
+			throw new InvalidLockDefinitionException(
+					description + ": permits '" + text + "'"
+							+ (resolved.equals(text) ? "" : " (resolved to '" + resolved + "')")
+							+ " is not a whole number of at least 1",
+					"Give how many calls may run at once, e.g. permits = \"4\" or permits = \"${app.max:4}\"");
+		}
+		return permits;
 	}
 
 	private void checkHoldBounds(String description, @Nullable Duration leaseTime, @Nullable Duration holdAtLeast,

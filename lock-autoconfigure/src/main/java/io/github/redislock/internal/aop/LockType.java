@@ -4,6 +4,7 @@ import java.lang.annotation.Annotation;
 import java.util.List;
 
 import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.annotation.DistributedSemaphore;
 import io.github.redislock.annotation.ReadLock;
 import io.github.redislock.annotation.WriteLock;
 import io.github.redislock.core.LockKind;
@@ -19,10 +20,12 @@ enum LockType {
 
 	READ(ReadLock.class),
 
-	WRITE(WriteLock.class);
+	WRITE(WriteLock.class),
+
+	SEMAPHORE(DistributedSemaphore.class);
 
 	static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(DistributedLock.class, ReadLock.class,
-			WriteLock.class);
+			WriteLock.class, DistributedSemaphore.class);
 
 	private final Class<? extends Annotation> annotation;
 
@@ -35,6 +38,7 @@ enum LockType {
 			case EXCLUSIVE -> LockKind.EXCLUSIVE;
 			case READ -> LockKind.READ;
 			case WRITE -> LockKind.WRITE;
+			case SEMAPHORE -> LockKind.SEMAPHORE;
 		};
 	}
 
@@ -47,6 +51,7 @@ enum LockType {
 			case EXCLUSIVE -> template.getLock(name);
 			case READ -> template.getReadWriteLock(name).readLock();
 			case WRITE -> template.getReadWriteLock(name).writeLock();
+			case SEMAPHORE -> throw new IllegalStateException("A semaphore needs its permits: see LockOperation");
 		};
 	}
 
