@@ -23,12 +23,15 @@ class SampleController {
 
 	private final FlashSale sale;
 
+	private final Checkout checkout;
+
 	private final Fulfilment fulfilment;
 
 	private final Lottery lottery;
 
-	SampleController(FlashSale sale, Fulfilment fulfilment, Lottery lottery) {
+	SampleController(FlashSale sale, Checkout checkout, Fulfilment fulfilment, Lottery lottery) {
 		this.sale = sale;
+		this.checkout = checkout;
 		this.fulfilment = fulfilment;
 		this.lottery = lottery;
 	}
@@ -41,7 +44,7 @@ class SampleController {
 
 	@PostMapping("/sales/{item}/buy")
 	ResponseEntity<Map<String, Object>> buy(@PathVariable String item, @RequestParam String buyer) {
-		String orderId = this.sale.buy(item, buyer);
+		String orderId = this.checkout.checkout(item, buyer);
 		return (orderId != null) ? ResponseEntity.ok(Map.of("item", item, "order", orderId))
 				: ResponseEntity.status(409).body(Map.of("item", item, "soldOut", true));
 	}
@@ -49,7 +52,8 @@ class SampleController {
 	@GetMapping("/sales/{item}")
 	Map<String, Object> status(@PathVariable String item) {
 		return Map.of("item", item, "left", this.sale.left(item), "fulfilled", this.fulfilment.fulfilled(item),
-				"duplicates", this.fulfilment.duplicates(item));
+				"duplicates", this.fulfilment.duplicates(item), "peakConcurrentCheckouts",
+				this.checkout.peakConcurrent());
 	}
 
 	@PostMapping("/lottery/draw")

@@ -2,12 +2,12 @@ package io.github.redislock.sample;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -44,25 +44,28 @@ class SampleApplicationTests {
 		List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
 		properties.add("spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
 		properties.add("sample.lottery.cron=-");
+		properties.add("sample.checkout.max-concurrent=4");
 		return new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.NONE)
 			.run(arguments(properties.toArray(String[]::new)));
 	}
 
 	@Test
-	void flashSaleOnTwoInstancesNeverOversellsAndFulfilsEveryOrderOnce(RedisServer redis) throws Exception {
+	void flashSaleOnTwoInstancesNeverOversellsRunsAtMostFourCheckoutsAtOnceAndFulfilsEveryOrderOnce(RedisServer redis)
+			throws Exception {
 		String database = "sale-" + UUID.randomUUID();
 		try (ConfigurableApplicationContext first = instance(redis, database);
 				ConfigurableApplicationContext second = instance(redis, database)) {
 			String item = "lamp-" + UUID.randomUUID();
 			first.getBean(FlashSale.class).start(item, 100);
-			List<FlashSale> instances = List.of(first.getBean(FlashSale.class), second.getBean(FlashSale.class));
+			redis.template().delete(Checkout.PEAK);
+			List<Checkout> instances = List.of(first.getBean(Checkout.class), second.getBean(Checkout.class));
 			ExecutorService buyers = Executors.newFixedThreadPool(16);
 			try {
 				List<Future<String>> orders = new ArrayList<>();
 				for (int i = 0; i < 400; i++) {
-					FlashSale sale = instances.get(i % 2);
+					Checkout checkout = instances.get(i % 2);
 					String buyer = "buyer-" + i;
-					orders.add(buyers.submit(() -> sale.buy(item, buyer)));
+					orders.add(buyers.submit(() -> checkout.checkout(item, buyer)));
 				}
 				int sold = 0;
 				for (Future<String> order : orders) {
@@ -74,6 +77,8 @@ class SampleApplicationTests {
 				buyers.shutdownNow();
 			}
 			assertThat(first.getBean(FlashSale.class).left(item)).isZero();
+			assertThat(first.getBean(Checkout.class).peakConcurrent()).as("checkouts at once, both instances")
+				.isBetween(2L, 4L);
 			Fulfilment fulfilment = first.getBean(Fulfilment.class);
 			await().atMost(Duration.ofMinutes(1)).until(() -> fulfilment.fulfilled(item) == 100);
 			assertThat(fulfilment.duplicates(item)).isZero();
@@ -123,6 +128,7 @@ class SampleApplicationTests {
 			List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
 			properties.add("spring.datasource.url=jdbc:h2:mem:endpoint-" + UUID.randomUUID());
 			properties.add("sample.lottery.cron=-");
+			properties.add("sample.checkout.max-concurrent=4");
 			properties.add("server.port=0");
 			if (opened) {
 				properties.add("management.endpoint.redislock.access=unrestricted");

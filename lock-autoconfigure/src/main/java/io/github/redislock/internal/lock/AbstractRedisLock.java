@@ -312,9 +312,19 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			ReleaseSignals.Waiter waiter = this.waiter;
 			if (waiter == null) {
 				// Registered only now, so try again at once: a release between that
-				// attempt and the registration would go unnoticed.
-				this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-				attempt();
+				// attempt and the registration would go unnoticed. A registration that
+				// first subscribes to the release channel waits for Redis to confirm it:
+				// never on this thread, which may be Lettuce's I/O thread.
+				if (this.signals.registersWithoutWaiting()) {
+					this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+					attempt();
+				}
+				else {
+					AbstractRedisLock.this.template.callbacks().execute(() -> {
+						this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+						attempt();
+					});
+				}
 				return;
 			}
 			Obstacle obstacle = Obstacle.of(value);

@@ -161,6 +161,14 @@ final class ReleaseSignals implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Return whether {@link #register} would return at once: this instance listens
+	 * already (or will not try to subscribe now), so registering cannot wait for Redis.
+	 */
+	boolean registersWithoutWaiting() {
+		return this.container != null || this.closed || System.nanoTime() - this.retryAfterNanos < 0;
+	}
+
 	private void ensureSubscribed() {
 		if (this.container != null || this.closed || System.nanoTime() - this.retryAfterNanos < 0) {
 			return;
