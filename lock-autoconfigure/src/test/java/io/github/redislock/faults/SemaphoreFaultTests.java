@@ -11,6 +11,7 @@ import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,29 @@ class SemaphoreFaultTests {
 			assertThat(freedAfter).as("back within lease + margin").isLessThan(lease + 3000);
 			permit.get().close();
 		}
+	}
+
+	@Test
+	void aWaiterRetriesThroughACutConnectionWithinItsWaitTime() throws Exception {
+		RedisSemaphore direct = this.template.getSemaphore(this.name, 1);
+		SemaphorePermit held = direct.tryAcquire(Duration.ZERO, Duration.ofMillis(1500)).orElseThrow();
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			DefaultRedisLockTemplate viaProxy = new DefaultRedisLockTemplate(proxy.connectionFactory());
+			try {
+				java.util.concurrent.CompletableFuture<Optional<SemaphorePermit>> waiting = java.util.concurrent.CompletableFuture
+					.supplyAsync(() -> viaProxy.getSemaphore(this.name, 1).tryAcquire(Duration.ofSeconds(20), null));
+				Thread.sleep(300);
+				proxy.cutConnections();
+				Optional<SemaphorePermit> permit = waiting.get(30, TimeUnit.SECONDS);
+				assertThat(permit).as("acquired once the stale permit's lease ran out, through the reconnect")
+					.isPresent();
+				permit.get().close();
+			}
+			finally {
+				viaProxy.destroy();
+			}
+		}
+		assertThat(held.isHeld()).isFalse();
 	}
 
 	@Test

@@ -182,6 +182,7 @@ public final class Benchmarks {
 		sections.put("memory", this::memory);
 		sections.put("replicas", this::replicas);
 		sections.put("async", this::async);
+		sections.put("semaphore", this::semaphore);
 		try {
 			sections.forEach((name, section) -> {
 				if (section(name)) {
@@ -322,6 +323,44 @@ public final class Benchmarks {
 					+ " their own (at most " + 8 + " idle), so the application's GETs on the shared connection do"
 					+ " not queue behind `WAIT`.");
 		}
+	}
+
+	// Semaphores: the starter's against Redisson's RPermitExpirableSemaphore.
+
+	private void semaphore() throws Exception {
+		Report.Grid grid = new Report.Grid();
+		String uncontended = "uncontended, 1 thread";
+		String uncontended16 = "uncontended, 16 threads (own semaphores)";
+		String contended = "4 permits, 64 threads";
+		try (SemaphoreBench bench = new SemaphoreBench(this.redis.port())) {
+			for (int round = 0; round < this.rounds; round++) {
+				Map<String, Map<String, Double>> results = new LinkedHashMap<>();
+				List<String> columns = (round % 2 == 0) ? List.of(SemaphoreBench.STARTER, SemaphoreBench.REDISSON)
+						: List.of(SemaphoreBench.REDISSON, SemaphoreBench.STARTER);
+				for (String column : columns) {
+					progress("semaphore round " + round + ", " + column);
+					String prefix = "s:" + round + ":" + column.hashCode();
+					Duration window = Duration.ofMillis(this.millis);
+					bench.pairsPerSecond(column, prefix + ":warm", 1, 1, true, Duration.ofMillis(this.warmUp));
+					Map<String, Double> cells = new LinkedHashMap<>();
+					cells.put(uncontended, bench.pairsPerSecond(column, prefix + ":u1", 1, 1, true, window));
+					cells.put(uncontended16, bench.pairsPerSecond(column, prefix + ":u16", 1, 16, true, window));
+					cells.put(contended, bench.pairsPerSecond(column, prefix + ":c", 4, 64, false, window));
+					results.put(column, cells);
+				}
+				for (String column : List.of(SemaphoreBench.STARTER, SemaphoreBench.REDISSON)) {
+					for (String heading : List.of(uncontended, uncontended16, contended)) {
+						grid.at(column, heading)
+							.add(results.get(column).get(heading), results.get(SemaphoreBench.REDISSON).get(heading));
+					}
+				}
+			}
+		}
+		this.report.heading(
+				"Semaphores: acquire + release pairs per second (ratio to Redisson's" + " RPermitExpirableSemaphore)");
+		this.report.grid("", grid, true, 0);
+		this.report.paragraph("Both with a 30 s lease per permit; every run checks that no more holders than permits"
+				+ " were inside at once.");
 	}
 
 	// Asynchronous: the reactive template against Redisson's RLockReactive.
