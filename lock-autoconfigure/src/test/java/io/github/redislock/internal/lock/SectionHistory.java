@@ -60,6 +60,27 @@ final class SectionHistory {
 		return count;
 	}
 
+	/**
+	 * Return the most sections that were open at once (for N holders: a semaphore of N
+	 * permits is consistent when this is at most N).
+	 */
+	int maxOverlap() {
+		List<long[]> events = new ArrayList<>();
+		for (Section section : this.sections) {
+			events.add(new long[] { section.start(), 1 });
+			events.add(new long[] { section.end(), -1 });
+		}
+		// At one instant, a section that ends does so before one that starts.
+		events.sort((a, b) -> (a[0] != b[0]) ? Long.compare(a[0], b[0]) : Long.compare(a[1], b[1]));
+		int open = 0;
+		int most = 0;
+		for (long[] event : events) {
+			open += (int) event[1];
+			most = Math.max(most, open);
+		}
+		return most;
+	}
+
 	int size() {
 		return this.sections.size();
 	}
