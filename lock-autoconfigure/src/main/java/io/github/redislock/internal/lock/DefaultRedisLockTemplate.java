@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -289,16 +290,31 @@ public class DefaultRedisLockTemplate
 				throw ex;
 			});
 		}
+		return afterRelease(work, hold::release);
+	}
+
+	/**
+	 * Release once {@code work} has completed, normally or not, and complete the result
+	 * after the release: with the work's value, or its failure (a release failure
+	 * attached to it), or the release's failure.
+	 * @param <T> the result type
+	 * @param work the work under the hold
+	 * @param release starts the release
+	 * @return the work's outcome, after the release
+	 */
+	static <T> CompletableFuture<T> afterRelease(CompletionStage<T> work, Supplier<CompletableFuture<?>> release) {
 		CompletableFuture<T> result = new CompletableFuture<>();
-		work.whenComplete((value, failure) -> hold.release().whenComplete((released, releaseFailure) -> {
+		work.whenComplete((value, failure) -> release.get().whenComplete((released, releaseFailure) -> {
+			Throwable cause = (releaseFailure instanceof CompletionException && releaseFailure.getCause() != null)
+					? releaseFailure.getCause() : releaseFailure;
 			if (failure != null) {
-				if (releaseFailure != null) {
-					failure.addSuppressed(releaseFailure);
+				if (cause != null) {
+					failure.addSuppressed(cause);
 				}
 				result.completeExceptionally(failure);
 			}
-			else if (releaseFailure != null) {
-				result.completeExceptionally(releaseFailure);
+			else if (cause != null) {
+				result.completeExceptionally(cause);
 			}
 			else {
 				result.complete(value);

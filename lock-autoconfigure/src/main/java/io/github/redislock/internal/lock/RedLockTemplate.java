@@ -195,26 +195,8 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 				finally {
 					CurrentHolds.exited(hold);
 				}
-				CompletableFuture<T> result = new CompletableFuture<>();
-				work.whenComplete(
-						(value, failure) -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls)
-							.whenComplete((released, releaseFailure) -> {
-								Throwable cause = (releaseFailure instanceof java.util.concurrent.CompletionException)
-										? releaseFailure.getCause() : releaseFailure;
-								if (failure != null) {
-									if (cause != null) {
-										failure.addSuppressed(cause);
-									}
-									result.completeExceptionally(failure);
-								}
-								else if (cause != null) {
-									result.completeExceptionally(cause);
-								}
-								else {
-									result.complete(value);
-								}
-							}));
-				return result;
+				return DefaultRedisLockTemplate.afterRelease(work,
+						() -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls));
 			});
 	}
 

@@ -219,6 +219,27 @@ class RedLockTests {
 	}
 
 	@Test
+	void executeAsyncHoldsTheLockUntilTheWorkCompletesAndReleasesItAfter() throws Exception {
+		RedLockTemplate template = instance(Duration.ofSeconds(5));
+		java.util.concurrent.CompletableFuture<String> work = new java.util.concurrent.CompletableFuture<>();
+		java.util.concurrent.CompletableFuture<String> result = template.executeAsync(this.name, Duration.ofSeconds(2),
+				null, () -> work);
+		RedisLock other = instance(Duration.ofSeconds(5)).getLock(this.name);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> !other.tryLock(Duration.ZERO, null) || unlockAndFalse(other));
+		assertThat(result).isNotDone();
+		work.complete("done");
+		assertThat(result.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("done");
+		assertThat(other.tryLock(Duration.ZERO, null)).as("released before the result completed").isTrue();
+		other.unlock();
+	}
+
+	private static boolean unlockAndFalse(RedisLock lock) {
+		lock.unlock();
+		return false;
+	}
+
+	@Test
 	void watchdogRenewsManyLocksInBoundedBatchesPerNode() throws Exception {
 		RedLockTemplate template = instance(Duration.ofMillis(1500));
 		java.util.concurrent.ExecutorService holder = java.util.concurrent.Executors.newSingleThreadExecutor();
