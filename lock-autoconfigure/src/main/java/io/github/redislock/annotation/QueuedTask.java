@@ -43,16 +43,73 @@ public @interface QueuedTask {
 	String id() default "";
 
 	/**
-	 * How long after the call the task is due, as a duration ({@code "30s"},
-	 * {@code "PT5M"}, {@code ${...}}). Empty: at once.
+	 * How long after the call the task is due: a duration ({@code "30s"}, {@code "PT5M"},
+	 * {@code ${...}}), or a SpEL expression over the arguments starting with {@code #}
+	 * that gives a {@link java.time.Duration} ({@code "#reminderDelay"}). Empty: at once
+	 * (or at {@link #runAt()}).
 	 * @return the delay
 	 */
 	String delay() default "";
+
+	/**
+	 * SpEL expression over the arguments giving when the task is due: an
+	 * {@link java.time.Instant} or epoch milliseconds (a {@code Number}); a time in the
+	 * past makes it due at once. Cannot be combined with {@link #delay()}. Empty: see
+	 * {@link #delay()}.
+	 * @return the due-time expression
+	 * @since 0.1.0
+	 */
+	String runAt() default "";
 
 	/**
 	 * What a call does when a task with the same id is already waiting.
 	 * @return the duplicate policy
 	 */
 	OnDuplicate onDuplicate() default OnDuplicate.KEEP;
+
+	/**
+	 * Runs of a task of this queue before a failing one goes to the dead letters (a
+	 * number, {@code ${...}} resolved). Empty: {@code redislock.queue.max-attempts}.
+	 * @return the most attempts
+	 * @since 0.1.0
+	 */
+	String maxAttempts() default "";
+
+	/**
+	 * Pause before the first retry of a failed task of this queue, as a duration
+	 * ({@code ${...}} resolved); further pauses grow by
+	 * {@code redislock.queue.backoff.multiplier} up to
+	 * {@code redislock.queue.backoff.max}. Empty:
+	 * {@code redislock.queue.backoff.initial}.
+	 * @return the first pause
+	 * @since 0.1.0
+	 */
+	String backoff() default "";
+
+	/**
+	 * Exception types (subclasses included) that are never retried: a run that fails with
+	 * one sends its task to the dead letters at once.
+	 * @return the exception types
+	 * @since 0.1.0
+	 */
+	Class<? extends Throwable>[] noRetryFor() default {};
+
+	/**
+	 * How long a claimed task of this queue stays invisible to other workers without a
+	 * renewal, as a duration ({@code ${...}} resolved). Empty:
+	 * {@code redislock.queue.visibility-timeout}.
+	 * @return the visibility timeout
+	 * @since 0.1.0
+	 */
+	String visibilityTimeout() default "";
+
+	/**
+	 * Concurrent runs of this queue's tasks on this instance (a number, {@code ${...}}
+	 * resolved; {@code 0}: this instance only enqueues). Empty:
+	 * {@code redislock.queue.workers}.
+	 * @return the number of workers
+	 * @since 0.1.0
+	 */
+	String workers() default "";
 
 }

@@ -19,6 +19,7 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.type.AnnotatedTypeMetadata;
@@ -50,7 +51,7 @@ public final class RedLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "redLockTemplate")
 	RedLockTemplate redLockTemplate(RedLockNodeConnections connections, RedisLockProperties properties,
-			ApplicationEventPublisher eventPublisher) {
+			ApplicationEventPublisher eventPublisher, Environment environment) {
 		RedisLockProperties.Redlock redlock = properties.getRedlock();
 		RedLockTemplate template = new RedLockTemplate(connections.factories(),
 				new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(), properties.getOnLockLost())
@@ -58,6 +59,7 @@ public final class RedLockAutoConfiguration {
 				new RedLockSettings(redlock.getNodeTimeout(), redlock.getRetryDelay(), redlock.getClockDriftFactor()));
 		template.setLockLostListener(eventPublisher::publishEvent);
 		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());
+		template.setApplicationName(environment.getProperty("spring.application.name", ""));
 		return template;
 	}
 

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandi
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.context.annotation.Primary;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -32,13 +33,14 @@ public final class RedisLockAutoConfiguration {
 	@ConditionalOnMissingBean(RedisLockTemplate.class)
 	@ConditionalOnSingleCandidate(RedisConnectionFactory.class)
 	DefaultRedisLockTemplate redisLockTemplate(RedisConnectionFactory connectionFactory, RedisLockProperties properties,
-			ApplicationEventPublisher eventPublisher) {
+			ApplicationEventPublisher eventPublisher, Environment environment) {
 		LockSettings settings = new LockSettings(properties.getKeyPrefix(), properties.getLeaseTime(),
 				properties.getOnLockLost(), properties.getMinReplicasAcked(), properties.getReplicaAckTimeout(),
 				properties.getMaxHold());
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory, settings);
 		template.setLockLostListener(eventPublisher::publishEvent);
 		template.setInterruptOnLockLost(properties.isInterruptOnLockLost());
+		template.setApplicationName(environment.getProperty("spring.application.name", ""));
 		return template;
 	}
 

@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
@@ -60,6 +61,17 @@ public interface RedisLock extends Lock {
 	 * @throws IllegalMonitorStateException when the current thread does not hold the lock
 	 */
 	long fencingToken();
+
+	/**
+	 * Return who holds the lock, on any instance: its instance id, host, process id,
+	 * application name, when it was acquired and how much of its lease is left. For the
+	 * read side of a read-write lock (and a semaphore), the reader whose lease ends last.
+	 * One read of the lock and one of the holder's instance record; nothing is added to
+	 * acquiring.
+	 * @return the holder, or empty when the lock is free
+	 * @since 0.1.0
+	 */
+	Optional<LockHolder> holder();
 
 	/**
 	 * Delete the lock whoever holds it (administration); its holder finds it lost.

@@ -2,6 +2,7 @@ package io.github.redislock.queue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -73,5 +74,56 @@ public interface TaskQueue {
 	 * @return the number of waiting tasks
 	 */
 	long size(String queue);
+
+	/**
+	 * Remove the waiting task of an id, due or delayed; a running or dead task of the id
+	 * is left alone.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @return whether a task was removed
+	 * @since 0.1.0
+	 */
+	boolean cancel(String queue, String id);
+
+	/**
+	 * Return the waiting task of an id, due or delayed.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @return the task (its score is its due time), or empty when none of the id waits
+	 * @since 0.1.0
+	 */
+	Optional<TaskEntry> find(String queue, String id);
+
+	/**
+	 * Return delayed tasks (not due yet), earliest first.
+	 * @param queue the queue name
+	 * @param count the most tasks to return (positive)
+	 * @return the delayed tasks
+	 * @since 0.1.0
+	 */
+	List<TaskEntry> upcoming(String queue, int count);
+
+	/**
+	 * Pause a queue on every instance: its workers take no task until it is resumed
+	 * (running tasks finish); enqueues are still accepted. The state is kept in Redis.
+	 * @param queue the queue name
+	 * @since 0.1.0
+	 */
+	void pause(String queue);
+
+	/**
+	 * Resume a paused queue on every instance; its workers are woken at once.
+	 * @param queue the queue name
+	 * @since 0.1.0
+	 */
+	void resume(String queue);
+
+	/**
+	 * Return whether a queue is paused.
+	 * @param queue the queue name
+	 * @return whether its workers take nothing
+	 * @since 0.1.0
+	 */
+	boolean isPaused(String queue);
 
 }

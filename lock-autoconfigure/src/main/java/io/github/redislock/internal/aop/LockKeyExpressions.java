@@ -194,9 +194,20 @@ final class LockKeyExpressions {
 	}
 
 	/**
-	 * Evaluate the expressions for one call, joined with {@code :}.
+	 * Evaluate the (first) expression for one call.
 	 */
-	String join(@Nullable Object[] arguments) {
+	@Nullable Object value(@Nullable Object[] arguments) {
+		return this.expressions[0].getValue(context(arguments));
+	}
+
+	/**
+	 * Return the expression's text, for messages.
+	 */
+	String text() {
+		return this.texts[0];
+	}
+
+	private SimpleEvaluationContext context(@Nullable Object[] arguments) {
 		SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding().build();
 		for (int i = 0; i < arguments.length; i++) {
 			context.setVariable("p" + i, arguments[i]);
@@ -205,6 +216,14 @@ final class LockKeyExpressions {
 				context.setVariable(this.parameterNames[i], arguments[i]);
 			}
 		}
+		return context;
+	}
+
+	/**
+	 * Evaluate the expressions for one call, joined with {@code :}.
+	 */
+	String join(@Nullable Object[] arguments) {
+		SimpleEvaluationContext context = context(arguments);
 		StringBuilder result = new StringBuilder();
 		for (int i = 0; i < this.expressions.length; i++) {
 			Object value = this.expressions[i].getValue(context);

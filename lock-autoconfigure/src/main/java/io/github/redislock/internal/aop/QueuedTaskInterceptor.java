@@ -3,6 +3,8 @@ package io.github.redislock.internal.aop;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
 import java.util.function.Supplier;
 
@@ -60,9 +62,10 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 		String payload = TaskArguments.write(this.json.obtain(), operation.description(), operation.parameterNames(),
 				arguments);
 		String id = (operation.id() != null) ? operation.id().join(arguments) : digest(payload);
+		Duration delay = operation.delay(arguments);
+		Instant runAt = operation.runAt(arguments);
 		Runnable enqueue = () -> this.queue.obtain()
-			.enqueueCall(operation.queue(), id, payload, operation.delay(),
-					operation.onDuplicate() == OnDuplicate.REPLACE);
+			.enqueueCall(operation.queue(), id, payload, delay, runAt, operation.onDuplicate() == OnDuplicate.REPLACE);
 		if (TRANSACTIONS_PRESENT && TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 

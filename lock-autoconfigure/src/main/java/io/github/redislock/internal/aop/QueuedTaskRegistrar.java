@@ -66,7 +66,8 @@ public final class QueuedTaskRegistrar implements BeanPostProcessor {
 		for (Method method : methods) {
 			QueuedTaskOperation operation = this.operations.get(method, targetClass);
 			if (operation != null) {
-				workers.register(operation.queue(), beanName, AopUtils.getMostSpecificMethod(method, targetClass));
+				workers.register(operation.queue(), beanName, AopUtils.getMostSpecificMethod(method, targetClass),
+						operation.settings());
 			}
 		}
 		return bean;

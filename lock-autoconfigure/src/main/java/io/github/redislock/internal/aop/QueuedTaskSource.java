@@ -3,11 +3,13 @@ package io.github.redislock.internal.aop;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.internal.queue.TaskSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -72,9 +74,59 @@ public final class QueuedTaskSource {
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();
 		LockKeyExpressions id = StringUtils.hasText(annotation.id())
 				? LockKeyExpressions.parse(description, "id", method, new String[] { annotation.id() }) : null;
-		Duration delay = DurationAttributes.parse(this.placeholders, description, "delay", annotation.delay(), true);
-		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO,
-				annotation.onDuplicate(), LockKeyExpressions.parameterNames(method));
+		String delayText = annotation.delay().trim();
+		LockKeyExpressions delayExpression = delayText.startsWith("#")
+				? LockKeyExpressions.parse(description, "delay", method, new String[] { delayText }) : null;
+		Duration delay = (delayExpression != null) ? null
+				: DurationAttributes.parse(this.placeholders, description, "delay", annotation.delay(), true);
+		LockKeyExpressions runAt = StringUtils.hasText(annotation.runAt())
+				? LockKeyExpressions.parse(description, "runAt", method, new String[] { annotation.runAt() }) : null;
+		if (runAt != null && StringUtils.hasText(delayText)) {
+			throw new InvalidLockDefinitionException(description + ": both delay '" + annotation.delay()
+					+ "' and runAt '" + annotation.runAt() + "' say when the task is due", "Keep one of them");
+		}
+		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
+				runAt, annotation.onDuplicate(), settings(annotation, description),
+				LockKeyExpressions.parameterNames(method));
+	}
+
+	private TaskSettings settings(QueuedTask annotation, String description) {
+		Integer maxAttempts = number(description, "maxAttempts", annotation.maxAttempts(), 1);
+		Duration backoff = DurationAttributes.parse(this.placeholders, description, "backoff", annotation.backoff(),
+				true);
+		Duration visibilityTimeout = DurationAttributes.parse(this.placeholders, description, "visibilityTimeout",
+				annotation.visibilityTimeout(), false);
+		if (visibilityTimeout != null && visibilityTimeout.toMillis() < 30) {
+			throw new InvalidLockDefinitionException(
+					description + ": visibilityTimeout '" + annotation.visibilityTimeout() + "' is " + visibilityTimeout
+							+ ", shorter than 30ms",
+					"Give a running task time to renew its claim: at least 30ms, usually seconds");
+		}
+		Integer workers = number(description, "workers", annotation.workers(), 0);
+		return new TaskSettings(maxAttempts, backoff, List.of(annotation.noRetryFor()), visibilityTimeout, workers);
+	}
+
+	private @Nullable Integer number(String description, String attribute, String text, int min) {
+		if (!StringUtils.hasText(text)) {
+			return null;
+		}
+		String resolved;
+		int value;
+		try {
+			resolved = this.placeholders.resolveRequiredPlaceholders(text).trim();
+			value = Integer.parseInt(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidLockDefinitionException(
+					description + ": " + attribute + " '" + text + "' is not a whole number: " + ex.getMessage(),
+					"Write a number such as \"3\", or a ${...} placeholder that resolves to one", ex);
+		}
+		if (value < min || value > 10_000) {
+			throw new InvalidLockDefinitionException(
+					description + ": " + attribute + " '" + text + "' is " + value + ", outside " + min + " to 10000",
+					"Correct the number");
+		}
+		return value;
 	}
 
 }

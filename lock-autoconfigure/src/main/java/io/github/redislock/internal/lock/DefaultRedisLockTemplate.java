@@ -78,6 +78,8 @@ public class DefaultRedisLockTemplate
 
 	private final LockLossReporter losses;
 
+	private final InstanceRecord instance;
+
 	private volatile boolean running;
 
 	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
@@ -97,6 +99,17 @@ public class DefaultRedisLockTemplate
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
 				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
+		this.instance = new InstanceRecord(this.instanceId, List.of(this.commands), this.watchdog.scheduler(),
+				this.watchdog.scheduler());
+	}
+
+	/**
+	 * Set the application name that {@code holder()} lookups report for this instance.
+	 * @param applicationName the name
+	 */
+	public void setApplicationName(String applicationName) {
+		Assert.notNull(applicationName, "'applicationName' must not be null");
+		this.instance.setApplication(applicationName);
 	}
 
 	/**
@@ -451,6 +464,7 @@ public class DefaultRedisLockTemplate
 		// Done already when stopped as a lifecycle bean; not when created by hand.
 		releaseHeldLocks();
 		this.watchdog.close();
+		this.instance.close();
 		this.signals.close();
 		this.losses.close();
 		this.commands.close();

@@ -1,7 +1,9 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 
+import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
@@ -101,6 +103,11 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 			return this.template.readWriteCommands().readersLease(this.keys);
 		}
 
+		@Override
+		public Optional<LockHolder> holder() {
+			return this.template.commands().holder(this.keys.readers());
+		}
+
 	}
 
 	/**
@@ -162,6 +169,11 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		@Override
 		public Duration remainingLease() {
 			return this.template.commands().remainingLease(this.keys.write());
+		}
+
+		@Override
+		public Optional<LockHolder> holder() {
+			return this.template.commands().holder(this.keys.write());
 		}
 
 	}

@@ -10,7 +10,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * a renewing one). They stay platform threads when {@code spring.threads.virtual.enabled}
  * is set: a renewal must not wait for a carrier thread that application code pins.
  */
-final class EngineThreads {
+public final class EngineThreads {
 
 	private EngineThreads() {
 	}
@@ -31,7 +31,7 @@ final class EngineThreads {
 	 * A started executor of one thread that runs its tasks in order; on shutdown, tasks
 	 * already handed over still run.
 	 */
-	static ThreadPoolTaskExecutor serial(String prefix) {
+	public static ThreadPoolTaskExecutor serial(String prefix) {
 		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
 		executor.setCorePoolSize(1);
 		executor.setMaxPoolSize(1);

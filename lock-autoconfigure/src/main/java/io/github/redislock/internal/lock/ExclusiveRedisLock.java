@@ -1,7 +1,9 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 
+import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 
 /**
@@ -43,6 +45,11 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	@Override
 	public Duration remainingLease() {
 		return this.template.commands().remainingLease(this.key);
+	}
+
+	@Override
+	public Optional<LockHolder> holder() {
+		return this.template.commands().holder(this.key);
 	}
 
 }

@@ -4,12 +4,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.LockHolder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
@@ -36,6 +40,11 @@ final class LockCommands {
 	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
 
 	private static final RedisScript<Long> FORCE_UNLOCK = script("force-unlock.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> HOLDER = script("holder.lua", List.class);
+
+	private static final RedisScript<Long> REGISTER_INSTANCE = script("register-instance.lua", Long.class);
 
 	private static final RedisScript<Long> ACQUIRE_SEMAPHORE = script("acquire-semaphore.lua", Long.class);
 
@@ -395,6 +404,49 @@ final class LockCommands {
 	 */
 	long heldPermits(LockKeys.SemaphoreKeys keys) {
 		return run(SEMAPHORE_COUNT, List.of(keys.permits()), List.of(), "permit count");
+	}
+
+	/**
+	 * Return who holds a lock (its hash, or the sorted set of its readers or permits), on
+	 * this server, with the holder's instance record when there is one.
+	 */
+	Optional<LockHolder> holder(String key) {
+		List<?> found = this.redis.execute(HOLDER, List.of(key));
+		if (found == null || found.size() < 3) {
+			return Optional.empty();
+		}
+		String owner = (String) found.get(0);
+		String token = (String) found.get(1);
+		long leaseLeft = Math.max(0, ((Number) found.get(2)).longValue());
+		int end = owner.indexOf(':');
+		String instanceId = (end > 0) ? owner.substring(0, end) : owner;
+		List<Object> record = this.redis.opsForHash()
+			.multiGet(this.keys.instanceKey(instanceId), List.of("host", "pid", "application"));
+		String host = (record.get(0) != null) ? record.get(0).toString() : "unknown";
+		long pid = (record.get(1) != null) ? Long.parseLong(record.get(1).toString()) : -1;
+		String application = (record.get(2) != null) ? record.get(2).toString() : "";
+		// A token is the server's clock in microseconds at acquisition (or one more than
+		// the
+		// last token, when that was later).
+		Instant acquiredAt = token.isEmpty() ? null : Instant.EPOCH.plus(Long.parseLong(token), ChronoUnit.MICROS);
+		return Optional
+			.of(new LockHolder(instanceId, host, pid, application, acquiredAt, Duration.ofMillis(leaseLeft)));
+	}
+
+	/**
+	 * Write (or refresh) this instance's record, for {@link #holder(String)} lookups of
+	 * other instances.
+	 */
+	void registerInstance(String instanceId, Duration ttl, String host, long pid, String application) {
+		this.redis.execute(REGISTER_INSTANCE, List.of(this.keys.instanceKey(instanceId)), Long.toString(ttl.toMillis()),
+				host, Long.toString(pid), application);
+	}
+
+	/**
+	 * Remove this instance's record (it stops).
+	 */
+	void unregisterInstance(String instanceId) {
+		this.redis.delete(this.keys.instanceKey(instanceId));
 	}
 
 	boolean exists(String lockKey) {

@@ -15,7 +15,10 @@ import org.springframework.util.Assert;
  * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
  * lock is gone;</li>
  * <li>channel {@code P:released} — carries the lock key on each release that someone
- * waits for.</li>
+ * waits for;</li>
+ * <li>{@code P:instance:ID} — hash: host, process id and application name of the running
+ * template with instance id {@code ID} (the first part of its owner ids); expires unless
+ * refreshed.</li>
  * </ul>
  * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
  * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
@@ -51,6 +54,14 @@ final class LockKeys {
 							+ Printable.of(name.substring(0, 60)) + "...'; use shorter keys");
 		}
 		return this.prefix + ":" + HashTags.of(name);
+	}
+
+	/**
+	 * The record of a lock template's instance ({@code P:instance:ID}, a hash with host,
+	 * process id and application name, expiring unless refreshed).
+	 */
+	String instanceKey(String instanceId) {
+		return this.prefix + ":instance:" + instanceId;
 	}
 
 	String fenceKey(String lockKey) {

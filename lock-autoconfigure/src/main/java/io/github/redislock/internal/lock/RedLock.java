@@ -1,12 +1,14 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
@@ -195,6 +197,19 @@ final class RedLock extends ThreadOwnedLock {
 			.toList();
 		int quorum = this.template.getQuorum();
 		return (leases.size() >= quorum) ? leases.get(quorum - 1) : Duration.ZERO;
+	}
+
+	/**
+	 * Return the holder found on the first node that has one (with that node's instance
+	 * record).
+	 */
+	@Override
+	public Optional<LockHolder> holder() {
+		return this.template.onAllNodes((node) -> node.holder(this.key))
+			.stream()
+			.filter((holder) -> holder != null && holder.isPresent())
+			.findFirst()
+			.orElse(Optional.empty());
 	}
 
 	@Override

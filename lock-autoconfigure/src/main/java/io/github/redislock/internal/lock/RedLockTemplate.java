@@ -57,6 +57,8 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 
 	private final String instanceId = UUID.randomUUID().toString();
 
+	private final InstanceRecord instance;
+
 	private final java.util.concurrent.atomic.AtomicLong acquisitions = new java.util.concurrent.atomic.AtomicLong();
 
 	private final List<LockCommands> nodes;
@@ -89,6 +91,15 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 		this.watchdog = EngineThreads.scheduler("redlock-watchdog", 1);
 		Duration period = Duration.ofMillis(Math.max(1, settings.leaseTime().toMillis() / 3));
 		this.watchdog.scheduleAtFixedRate(this::renew, Instant.now().plus(period), period);
+		this.instance = new InstanceRecord(this.instanceId, this.nodes, this.watchdog, this.calls);
+	}
+
+	/**
+	 * Set the application name that {@code holder()} lookups report for this instance.
+	 * @param applicationName the name
+	 */
+	public void setApplicationName(String applicationName) {
+		this.instance.setApplication(applicationName);
 	}
 
 	public void setLockLostListener(LockLostListener lockLostListener) {
@@ -208,6 +219,7 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 	@Override
 	public void destroy() {
 		this.watchdog.shutdown();
+		this.instance.close();
 		for (LockHold hold : this.holds.all()) {
 			if (hold.markLost("the application released it when it shut down, while the work still ran")) {
 				new RedLock(this, hold.name(), hold.key(), HoldBounds.NONE).releaseOnNodes(hold);

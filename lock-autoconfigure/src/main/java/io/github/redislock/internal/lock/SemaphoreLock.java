@@ -1,7 +1,9 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 
+import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 
 /**
@@ -70,6 +72,11 @@ final class SemaphoreLock extends AbstractRedisLock {
 	@Override
 	public Duration remainingLease() {
 		return this.template.commands().remainingLease(this.keys.permits());
+	}
+
+	@Override
+	public Optional<LockHolder> holder() {
+		return this.template.commands().holder(this.keys.permits());
 	}
 
 	@Override

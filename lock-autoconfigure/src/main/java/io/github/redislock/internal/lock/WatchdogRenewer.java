@@ -155,6 +155,10 @@ final class WatchdogRenewer implements AutoCloseable {
 		return cluster;
 	}
 
+	ThreadPoolTaskScheduler scheduler() {
+		return this.scheduler;
+	}
+
 	@Override
 	public void close() {
 		this.scheduler.shutdown();

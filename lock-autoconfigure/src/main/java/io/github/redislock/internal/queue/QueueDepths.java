@@ -8,7 +8,8 @@ package io.github.redislock.internal.queue;
  * @param inflight being run
  * @param dead in the dead letters
  * @param lagMillis how long the oldest due task has waited
+ * @param paused whether the queue is paused
  * @since 0.1.0
  */
-public record QueueDepths(long ready, long delayed, long inflight, long dead, long lagMillis) {
+public record QueueDepths(long ready, long delayed, long inflight, long dead, long lagMillis, boolean paused) {
 }

@@ -31,6 +31,7 @@ import org.springframework.util.Assert;
  * <li>{@code P:queue:{Q}:dead-info} — hash: dead task id → JSON with error and
  * attempts;</li>
  * <li>{@code P:queue:{Q}:dead-payloads} — hash: dead task id → its payload;</li>
+ * <li>{@code P:queue:{Q}:paused} — present while the queue is paused;</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>
@@ -53,7 +54,8 @@ final class QueueKeys {
 		Assert.isTrue(queue.length() <= 500, () -> "Queue name is longer than 500 characters: " + queue);
 		String base = this.prefix + ":queue:" + HashTags.of(queue);
 		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
-				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads");
+				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads",
+				base + ":paused");
 	}
 
 	String channel() {

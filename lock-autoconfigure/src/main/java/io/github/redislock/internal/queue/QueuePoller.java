@@ -37,6 +37,8 @@ final class QueuePoller {
 
 	private final Consumer<TaskRun> handler;
 
+	private final FailureListener failures;
+
 	private final Semaphore freeWorkers;
 
 	private final Semaphore wakeUp = new Semaphore(0);
@@ -58,7 +60,8 @@ final class QueuePoller {
 	private volatile boolean taking = true;
 
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
-			Consumer<TaskRun> handler, QueueExecutors executors) {
+			Consumer<TaskRun> handler, QueueExecutors executors, FailureListener failures) {
+		this.failures = failures;
 		this.queueName = queueName;
 		this.queue = queue;
 		this.settings = settings;
@@ -151,6 +154,11 @@ final class QueuePoller {
 					+ " times and its worker never reported back (killed, halted, or cut"
 					+ " off from Redis longer than the visibility timeout)");
 			this.queue.observer().processed(this.queueName, "dead");
+			this.failures.failed(this.queueName, id, this.settings.maxAttempts(),
+					new IllegalStateException("Claimed " + this.settings.maxAttempts()
+							+ " times and its worker never reported back (killed, halted, or cut off from Redis"
+							+ " longer than the visibility timeout)"),
+					true);
 		}
 	}
 
@@ -283,6 +291,15 @@ final class QueuePoller {
 	void stopRenewing() {
 		this.renewer.shutdown();
 		this.workers.close().run();
+	}
+
+	/**
+	 * Told about failed runs, for {@code TaskFailedEvent}s.
+	 */
+	interface FailureListener {
+
+		void failed(String queue, String id, int attempt, Throwable error, boolean deadLettered);
+
 	}
 
 	private void sleep(long millis) {

@@ -11,6 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.internal.Printable;
+import io.github.redislock.internal.lock.EngineThreads;
+import io.github.redislock.queue.TaskFailedEvent;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -18,11 +20,15 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -39,7 +45,7 @@ import org.springframework.util.ReflectionUtils;
  *
  * @since 0.1.0
  */
-public final class QueueWorkers implements SmartLifecycle {
+public final class QueueWorkers implements SmartLifecycle, ApplicationEventPublisherAware, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(QueueWorkers.class);
 
@@ -73,6 +79,11 @@ public final class QueueWorkers implements SmartLifecycle {
 
 	private volatile @Nullable RedisMessageListenerContainer notifications;
 
+	private volatile @Nullable ApplicationEventPublisher events;
+
+	/** Task-failed events are handed over here, off the worker threads, in order. */
+	private final ThreadPoolTaskExecutor eventThread = EngineThreads.serial("redislock-task-failed-events");
+
 	private volatile boolean running;
 
 	private volatile boolean stopping;
@@ -104,14 +115,32 @@ public final class QueueWorkers implements SmartLifecycle {
 		return false;
 	}
 
+	@Override
+	public void setApplicationEventPublisher(ApplicationEventPublisher events) {
+		this.events = events;
+	}
+
 	/**
-	 * Register the {@code @QueuedTask} method that handles a queue.
+	 * Register the {@code @QueuedTask} method that handles a queue, with the queue's
+	 * settings from {@code redislock.queue.*}.
 	 * @param queueName the queue
 	 * @param beanName the bean whose method it is (called through its proxy)
 	 * @param method the method
 	 */
 	public void register(String queueName, String beanName, Method method) {
-		Handler previous = this.handlers.putIfAbsent(queueName, new Handler(beanName, method));
+		register(queueName, beanName, method, TaskSettings.DEFAULTS);
+	}
+
+	/**
+	 * Register the {@code @QueuedTask} method that handles a queue.
+	 * @param queueName the queue
+	 * @param beanName the bean whose method it is (called through its proxy)
+	 * @param method the method
+	 * @param taskSettings the queue's own settings
+	 */
+	public void register(String queueName, String beanName, Method method, TaskSettings taskSettings) {
+		Handler previous = this.handlers.putIfAbsent(queueName,
+				new Handler(beanName, method, taskSettings, taskSettings.applyTo(this.settings)));
 		if (previous != null && !previous.method().equals(method)) {
 			throw new IllegalStateException("Queue '" + queueName + "' is handled by both " + previous.method()
 					+ " and " + method + "; give each @QueuedTask method its own queue");
@@ -130,6 +159,17 @@ public final class QueueWorkers implements SmartLifecycle {
 	}
 
 	/**
+	 * Return the settings a queue's tasks run with on this instance: those of its
+	 * {@code @QueuedTask} method over {@code redislock.queue.*}.
+	 * @param queueName the queue
+	 * @return its settings
+	 */
+	public QueueSettings getSettings(String queueName) {
+		Handler handler = this.handlers.get(queueName);
+		return (handler != null) ? handler.settings() : this.settings;
+	}
+
+	/**
 	 * Return the queues that have a handler on this instance.
 	 */
 	public List<String> getQueueNames() {
@@ -140,16 +180,18 @@ public final class QueueWorkers implements SmartLifecycle {
 	public void start() {
 		this.running = true;
 		this.stopping = false;
-		if (this.settings.workers() == 0 || this.handlers.isEmpty()) {
-			return;
-		}
 		for (Map.Entry<String, Handler> entry : this.handlers.entrySet()) {
-			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, this.settings, this.instanceId,
-					(run) -> run(entry.getValue(), run), this.executors);
+			if (entry.getValue().settings().workers() == 0) {
+				continue;
+			}
+			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, entry.getValue().settings(),
+					this.instanceId, (run) -> run(entry.getValue(), run), this.executors, this::failed);
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
-		subscribe();
+		if (!this.pollers.isEmpty()) {
+			subscribe();
+		}
 	}
 
 	private void subscribe() {
@@ -203,7 +245,7 @@ public final class QueueWorkers implements SmartLifecycle {
 			}
 			else {
 				observation.error(failure);
-				failed(run, failure);
+				failed(handler, run, failure);
 			}
 			if (interrupted) {
 				Thread.currentThread().interrupt();
@@ -243,25 +285,56 @@ public final class QueueWorkers implements SmartLifecycle {
 		}
 	}
 
-	private void failed(TaskRun run, Throwable failure) {
+	private void failed(Handler handler, TaskRun run, Throwable failure) {
 		RedisTaskQueue.ClaimedTask task = run.task();
+		QueueSettings settings = handler.settings();
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
-		if (task.attempt() >= this.settings.maxAttempts()) {
+		boolean noRetry = handler.taskSettings().isNoRetry(failure);
+		if (noRetry || task.attempt() >= settings.maxAttempts()) {
 			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
 			if (settle(run, "dead", info)) {
 				logger.error("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
-						+ "' failed " + task.attempt() + " times; moved to the dead letters", failure);
+						+ "' failed "
+						+ (noRetry ? "with an error it is never retried for (noRetryFor)" : task.attempt() + " times")
+						+ "; moved to the dead letters", failure);
 				this.queue.observer().processed(task.queue(), "dead");
+				failed(task.queue(), task.id(), task.attempt(), failure, true);
 			}
 		}
 		else {
-			long backoff = this.settings.backoff(task.attempt()).toMillis();
+			long backoff = settings.backoff(task.attempt()).toMillis();
 			if (settle(run, "retry", Long.toString(backoff))) {
 				logger.warn("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
-						+ "' failed (attempt " + task.attempt() + " of " + this.settings.maxAttempts()
-						+ "); retrying in " + backoff + "ms: " + error);
+						+ "' failed (attempt " + task.attempt() + " of " + settings.maxAttempts() + "); retrying in "
+						+ backoff + "ms: " + error);
 				this.queue.observer().processed(task.queue(), "retry");
+				failed(task.queue(), task.id(), task.attempt(), failure, false);
 			}
+		}
+	}
+
+	/**
+	 * Publish a {@link TaskFailedEvent} on the event thread.
+	 */
+	void failed(String queueName, String id, int attempt, Throwable error, boolean deadLettered) {
+		ApplicationEventPublisher events = this.events;
+		if (events == null) {
+			return;
+		}
+		TaskFailedEvent event = new TaskFailedEvent(this, queueName, id, attempt, error, deadLettered);
+		try {
+			this.eventThread.execute(() -> {
+				try {
+					events.publishEvent(event);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("A TaskFailedEvent listener failed for task '" + Printable.of(id) + "' of queue '"
+							+ Printable.of(queueName) + "'", ex);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("TaskFailedEvent not published (shutting down): " + event, ex);
 		}
 	}
 
@@ -332,12 +405,20 @@ public final class QueueWorkers implements SmartLifecycle {
 		this.pollers.clear();
 	}
 
+	/**
+	 * Stop the event thread once the last events are handed over.
+	 */
+	@Override
+	public void destroy() {
+		this.eventThread.shutdown();
+	}
+
 	@Override
 	public boolean isRunning() {
 		return this.running;
 	}
 
-	record Handler(String beanName, Method method) {
+	record Handler(String beanName, Method method, TaskSettings taskSettings, QueueSettings settings) {
 	}
 
 }

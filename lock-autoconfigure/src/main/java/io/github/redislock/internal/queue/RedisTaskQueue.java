@@ -4,9 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.DeadTask;
@@ -39,6 +41,12 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	private static final RedisScript<List> POP = script("pop.lua", List.class);
 
 	private static final RedisScript<Long> DEQUEUE = script("dequeue.lua", Long.class);
+
+	@SuppressWarnings("rawtypes")
+	private static final RedisScript<List> TASKS = script("tasks.lua", List.class);
+
+	/** Longest page of tasks or dead letters one call returns. */
+	public static final int MAX_PAGE = 1000;
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);
@@ -88,12 +96,12 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	@Override
 	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
-		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, false);
+		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, false);
 	}
 
 	@Override
 	public void enqueueOrReplace(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
-		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, true);
+		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, true);
 	}
 
 	/**
@@ -106,16 +114,35 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * @return whether enqueued (or replaced)
 	 */
 	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
-		return enqueueJson(queue, id, payload, delay, replace);
+		return enqueueJson(queue, id, payload, delay, null, replace);
 	}
 
-	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
+	/**
+	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the arguments, as a JSON array
+	 * @param delay how long from now until the task is due, when {@code runAt} is
+	 * {@code null}
+	 * @param runAt when the task is due (by the Redis server's clock; in the past: now),
+	 * or {@code null}
+	 * @param replace whether to replace a waiting task with the same id
+	 * @return whether enqueued (or replaced)
+	 */
+	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
+			@Nullable Instant runAt, boolean replace) {
+		return enqueueJson(queue, id, payload, delay, runAt, replace);
+	}
+
+	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay,
+			@Nullable Instant runAt, boolean replace) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
+		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";
 		Long result;
 		if (this.observations.isNoop()) {
 			result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
-					replace ? "1" : "0", this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()));
+					replace ? "1" : "0", this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at);
 		}
 		else {
 			// Tracing writes the trace into the enqueue's carrier, stored with the task.
@@ -125,7 +152,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 				Map<String, String> headers = ((TaskObservations.EnqueueContext) observation.getContext()).getCarrier();
 				result = this.redis.execute(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
 						replace ? "1" : "0", this.keys.channel(), queue,
-						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()));
+						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at);
 			}
 			catch (RuntimeException ex) {
 				observation.error(ex);
@@ -154,7 +181,10 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private List<TaskEntry> entries(String queue, int count, boolean remove) {
 		Assert.isTrue(count > 0, "'count' must be positive");
-		List<?> flat = this.redis.execute(POP, this.keys.all(queue), Integer.toString(count), remove ? "1" : "0");
+		return entries(this.redis.execute(POP, this.keys.all(queue), Integer.toString(count), remove ? "1" : "0"));
+	}
+
+	private static List<TaskEntry> entries(@Nullable List<?> flat) {
 		List<TaskEntry> entries = new ArrayList<>();
 		if (flat != null) {
 			for (int i = 0; i + 2 < flat.size(); i += 3) {
@@ -175,6 +205,41 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	public long size(String queue) {
 		Long size = this.redis.opsForZSet().zCard(this.keys.all(queue).get(0));
 		return (size != null) ? size : 0;
+	}
+
+	@Override
+	public boolean cancel(String queue, String id) {
+		Assert.hasText(id, "'id' must not be empty");
+		List<?> result = this.redis.execute(TASKS, this.keys.all(queue), "cancel", id);
+		return result != null && !result.isEmpty() && ((Number) result.get(0)).longValue() > 0;
+	}
+
+	@Override
+	public Optional<TaskEntry> find(String queue, String id) {
+		Assert.hasText(id, "'id' must not be empty");
+		return entries(this.redis.execute(TASKS, this.keys.all(queue), "find", id)).stream().findFirst();
+	}
+
+	@Override
+	public List<TaskEntry> upcoming(String queue, int count) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		return entries(this.redis.execute(TASKS, this.keys.all(queue), "upcoming",
+				Integer.toString(Math.min(count, MAX_PAGE))));
+	}
+
+	@Override
+	public void pause(String queue) {
+		this.redis.execute(TASKS, this.keys.all(queue), "pause");
+	}
+
+	@Override
+	public void resume(String queue) {
+		this.redis.execute(TASKS, this.keys.all(queue), "resume", this.keys.channel(), queue);
+	}
+
+	@Override
+	public boolean isPaused(String queue) {
+		return Boolean.TRUE.equals(this.redis.hasKey(this.keys.all(queue).get(10)));
 	}
 
 	@Override
@@ -215,7 +280,8 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		for (int i = 0; result != null && i < values.length && i < result.size(); i++) {
 			values[i] = ((Number) result.get(i)).longValue();
 		}
-		return new QueueDepths(values[0], values[1], values[2], values[3], values[4]);
+		boolean paused = result != null && result.size() > 5 && ((Number) result.get(5)).longValue() == 1;
+		return new QueueDepths(values[0], values[1], values[2], values[3], values[4], paused);
 	}
 
 	/**

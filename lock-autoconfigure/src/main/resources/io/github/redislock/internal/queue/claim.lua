@@ -3,7 +3,7 @@
 -- runs already is left waiting: one id never runs under two live claims.
 -- First, in-flight tasks whose deadline passed (their worker died or was cut off) come back
 -- as waiting tasks of their own, or, when they were claimed max-attempts times already, go
--- to the dead letters. Aged dead letters are trimmed.
+-- to the dead letters. Aged dead letters are trimmed. A paused queue gives out no task.
 -- ARGV[1] max tasks, ARGV[2] visibility ms, ARGV[3] claimer id, ARGV[4] max attempts,
 -- ARGV[5] max dead, ARGV[6] max dead age ms
 -- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
@@ -32,7 +32,11 @@ for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMI
 end
 trim_dead(max_dead, max_dead_age)
 
+-- A paused queue gives out nothing (its expired claims still come back above).
 local max = tonumber(ARGV[1])
+if redis.call('EXISTS', PAUSED) == 1 then
+  max = 0
+end
 local claimed = {}
 local taken = 0
 local skipped = 0
@@ -68,7 +72,10 @@ while taken < max and skipped < 1000 do
 end
 
 local next_due = -1
-if taken >= max and redis.call('ZCOUNT', READY, '-inf', now) > skipped then
+if max == 0 then
+  -- Paused: woken by the resume.
+  next_due = -1
+elseif taken >= max and redis.call('ZCOUNT', READY, '-inf', now) > skipped then
   next_due = 0
 else
   local later = redis.call('ZRANGEBYSCORE', READY, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)

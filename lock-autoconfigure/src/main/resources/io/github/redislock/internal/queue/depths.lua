@@ -1,5 +1,6 @@
 -- Depths of one queue, read-only.
--- Returns {due now, delayed, in flight, dead, ms the oldest due task has waited}
+-- Returns {due now, delayed, in flight, dead, ms the oldest due task has waited, 1 when
+-- paused (else 0)}
 local due = redis.call('ZCOUNT', READY, '-inf', now)
 local waiting = redis.call('ZCARD', READY)
 local lag = 0
@@ -7,4 +8,5 @@ local oldest = redis.call('ZRANGE', READY, 0, 0, 'WITHSCORES')
 if oldest[1] and tonumber(oldest[2]) <= now then
   lag = now - tonumber(oldest[2])
 end
-return { due, waiting - due, redis.call('ZCARD', INFLIGHT), redis.call('ZCARD', DEAD), lag }
+return { due, waiting - due, redis.call('ZCARD', INFLIGHT), redis.call('ZCARD', DEAD), lag,
+  redis.call('EXISTS', PAUSED) }

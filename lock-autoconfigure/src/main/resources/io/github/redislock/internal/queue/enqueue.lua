@@ -2,7 +2,8 @@
 -- not count: the new one waits until that run settles). One round trip.
 -- ARGV[1] id, ARGV[2] payload, ARGV[3] delay ms, ARGV[4] '1' to replace the newest waiting
 -- task of the id, ARGV[5] notification channel, ARGV[6] queue name, ARGV[7] the caller's
--- logging context (JSON; empty: none)
+-- logging context (JSON; empty: none), ARGV[8] when it is due in epoch ms (empty: after
+-- the delay; a time in the past: now)
 -- Returns 1 when enqueued or replaced, 0 when a task of the id was waiting and is kept.
 local id = ARGV[1]
 local waiting = waiting_handles(id)
@@ -14,8 +15,12 @@ if #waiting > 0 then
   remove_waiting(id, replaced)
   forget(replaced)
 end
-new_task(id, ARGV[2], now + tonumber(ARGV[3]), ARGV[7])
-if tonumber(ARGV[3]) <= 0 then
+local due = now + tonumber(ARGV[3])
+if ARGV[8] and ARGV[8] ~= '' then
+  due = math.max(now, tonumber(ARGV[8]))
+end
+new_task(id, ARGV[2], due, ARGV[7])
+if due <= now then
   -- Wake idle workers at once; delayed tasks are found when they fall due.
   redis.call('PUBLISH', ARGV[5], ARGV[6])
 end

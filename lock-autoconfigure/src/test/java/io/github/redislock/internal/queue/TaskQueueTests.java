@@ -27,6 +27,9 @@ import static org.awaitility.Awaitility.await;
 @EnumSource(RedisMode.class)
 class TaskQueueTests {
 
+	private static final QueueSettings SETTINGS = new QueueSettings(1, Duration.ofSeconds(1), 16,
+			Duration.ofSeconds(30), 3, Duration.ZERO, 1, Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofDays(1));
+
 	private final RedisTaskQueue tasks;
 
 	private final String queue;
@@ -119,6 +122,66 @@ class TaskQueueTests {
 		finally {
 			poppers.shutdownNow();
 		}
+	}
+
+	@Test
+	void cancelRemovesADelayedOrDueTaskAndOnlyThat() {
+		this.tasks.enqueue(this.queue, "due", "d", null);
+		this.tasks.enqueue(this.queue, "later", "l", Duration.ofHours(1));
+		assertThat(this.tasks.find(this.queue, "later")).hasValueSatisfying((entry) -> {
+			assertThat(entry.payload()).isEqualTo("\"l\"");
+			assertThat(entry.score()).isGreaterThan(System.currentTimeMillis() + 3_000_000);
+		});
+		assertThat(this.tasks.cancel(this.queue, "later")).isTrue();
+		assertThat(this.tasks.cancel(this.queue, "later")).isFalse();
+		assertThat(this.tasks.find(this.queue, "later")).isEmpty();
+		assertThat(this.tasks.upcoming(this.queue, 10)).isEmpty();
+		assertThat(this.tasks.top(this.queue, 10)).extracting(TaskEntry::id).containsExactly("due");
+		assertThat(this.tasks.cancel(this.queue, "due")).isTrue();
+		assertThat(this.tasks.size(this.queue)).isZero();
+		assertThat(this.tasks.cancel(this.queue, "never")).isFalse();
+		// The cancelled tasks left nothing behind.
+		assertThat(this.tasks.enqueue(this.queue, "later", "again", Duration.ofHours(1))).isTrue();
+	}
+
+	@Test
+	void upcomingListsDelayedTasksEarliestFirstButNoDueOnes() {
+		this.tasks.enqueue(this.queue, "now", "n", null);
+		this.tasks.enqueue(this.queue, "in-3h", "c", Duration.ofHours(3));
+		this.tasks.enqueue(this.queue, "in-1h", "a", Duration.ofHours(1));
+		this.tasks.enqueue(this.queue, "in-2h", "b", Duration.ofHours(2));
+		assertThat(this.tasks.upcoming(this.queue, 10)).extracting(TaskEntry::id)
+			.containsExactly("in-1h", "in-2h", "in-3h");
+		assertThat(this.tasks.upcoming(this.queue, 2)).extracting(TaskEntry::id).containsExactly("in-1h", "in-2h");
+		assertThat(this.tasks.find(this.queue, "now")).hasValueSatisfying(
+				(entry) -> assertThat(entry.score()).isLessThanOrEqualTo(System.currentTimeMillis() + 60_000));
+	}
+
+	@Test
+	void pauseIsKeptInRedisAndEnqueuesAreStillAccepted() {
+		assertThat(this.tasks.isPaused(this.queue)).isFalse();
+		this.tasks.pause(this.queue);
+		this.tasks.pause(this.queue);
+		assertThat(this.tasks.isPaused(this.queue)).isTrue();
+		assertThat(this.tasks.depths(this.queue).paused()).isTrue();
+		assertThat(this.tasks.enqueue(this.queue, "while-paused", "p", null)).isTrue();
+		RedisTaskQueue other = this.tasks;
+		assertThat(other.claim(this.queue, 10, "worker", SETTINGS).tasks()).isEmpty();
+		this.tasks.resume(this.queue);
+		assertThat(this.tasks.isPaused(this.queue)).isFalse();
+		assertThat(this.tasks.depths(this.queue).paused()).isFalse();
+		assertThat(other.claim(this.queue, 10, "worker", SETTINGS).tasks()).extracting(RedisTaskQueue.ClaimedTask::id)
+			.containsExactly("while-paused");
+	}
+
+	@Test
+	void badArgumentsAreRefusedWithAMessage() {
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.tasks.upcoming(this.queue, 0))
+			.withMessageContaining("'count' must be positive");
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.tasks.cancel(this.queue, ""))
+			.withMessageContaining("'id' must not be empty");
 	}
 
 	@Test
