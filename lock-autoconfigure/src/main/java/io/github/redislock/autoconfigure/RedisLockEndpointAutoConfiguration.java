@@ -1,22 +1,8 @@
 package io.github.redislock.autoconfigure;
 
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
-
-import io.github.redislock.actuate.endpoint.RedisLockEndpoint.QueueDescriptor;
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
-import io.github.redislock.core.HeldLock;
-import io.github.redislock.core.ObservableLockTemplate;
-import io.github.redislock.core.RedisLockTemplate;
-import io.github.redislock.internal.queue.QueueDepths;
-import io.github.redislock.internal.queue.QueueWorkers;
-import io.github.redislock.internal.queue.RedisTaskQueue;
+import io.github.redislock.admin.RedisLockAdmin;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -35,40 +21,17 @@ import org.springframework.context.annotation.Bean;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(after = { RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class })
+@AutoConfiguration(after = RedisLockAdminAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(RedisLockTemplate.class)
+@ConditionalOnBean(RedisLockAdmin.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @ConditionalOnAvailableEndpoint(RedisLockEndpoint.class)
 public final class RedisLockEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(RedisLockEndpoint.class)
-	RedisLockEndpoint redisLockEndpoint(ObjectProvider<RedisLockTemplate> templates,
-			ObjectProvider<RedisTaskQueue> queue, ObjectProvider<QueueWorkers> workers) {
-		Supplier<Collection<String>> queueNames = () -> {
-			QueueWorkers available = workers.getIfAvailable();
-			return (available != null) ? available.getQueueNames() : List.of();
-		};
-		// The held locks of every template that can be watched, the application's own
-		// included; force-unlock goes through the primary template.
-		Supplier<List<HeldLock>> heldLocks = () -> templates.orderedStream()
-			.filter(ObservableLockTemplate.class::isInstance)
-			.flatMap((template) -> ((ObservableLockTemplate) template).getHeldLocks().stream())
-			.toList();
-		RedisTaskQueue taskQueue = queue.getIfAvailable();
-		Supplier<Map<String, QueueDescriptor>> queues = () -> {
-			Map<String, QueueDescriptor> depths = new LinkedHashMap<>();
-			if (taskQueue != null) {
-				for (String name : new ArrayList<>(queueNames.get())) {
-					QueueDepths queueDepths = taskQueue.depths(name);
-					depths.put(name, new QueueDescriptor(queueDepths.ready(), queueDepths.delayed(),
-							queueDepths.inflight(), queueDepths.dead(), queueDepths.lagMillis()));
-				}
-			}
-			return depths;
-		};
-		return new RedisLockEndpoint(heldLocks, queues, templates::getObject);
+	RedisLockEndpoint redisLockEndpoint(RedisLockAdmin redisLockAdmin) {
+		return new RedisLockEndpoint(redisLockAdmin);
 	}
 
 }

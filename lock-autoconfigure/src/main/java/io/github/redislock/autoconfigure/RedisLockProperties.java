@@ -93,6 +93,8 @@ public class RedisLockProperties implements InitializingBean {
 
 	private final Redlock redlock = new Redlock();
 
+	private final Dashboard dashboard = new Dashboard();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -135,6 +137,14 @@ public class RedisLockProperties implements InitializingBean {
 		atLeast("queue.backoff.max", queue.backoff.max, queue.backoff.initial);
 		check("queue.dead-letter.max-size", queue.deadLetter.maxSize, queue.deadLetter.maxSize > 0, "must be positive");
 		positive("queue.dead-letter.max-age", queue.deadLetter.maxAge);
+		Dashboard dashboard = this.dashboard;
+		String path = dashboard.path;
+		check("dashboard.path", path,
+				path.startsWith("/") && path.length() > 1 && !path.endsWith("/") && !path.contains("*")
+						&& !path.contains("{") && !path.contains("?"),
+				"must start with '/', not end with '/', and hold no pattern");
+		check("dashboard.role", dashboard.role, !dashboard.role.isBlank(), "must not be empty");
+		atLeast("dashboard.refresh-interval", dashboard.refreshInterval, Duration.ofMillis(500));
 		positive("redlock.node-timeout", this.redlock.nodeTimeout);
 		positive("redlock.retry-delay", this.redlock.retryDelay);
 		check("redlock.clock-drift-factor", this.redlock.clockDriftFactor,
@@ -249,6 +259,88 @@ public class RedisLockProperties implements InitializingBean {
 
 	public Redlock getRedlock() {
 		return this.redlock;
+	}
+
+	public Dashboard getDashboard() {
+		return this.dashboard;
+	}
+
+	/**
+	 * The operator's page of a servlet web application: queues (depths, lag, pause and
+	 * resume), dead letters (requeue, purge), upcoming tasks (cancel), this instance's
+	 * held locks and a holder lookup.
+	 */
+	public static class Dashboard {
+
+		/**
+		 * Whether to serve the dashboard. Off by default.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Path of the dashboard page; its data and actions are served below it.
+		 */
+		private String path = "/redislock";
+
+		/**
+		 * Role a Spring Security user needs for the write actions (pause, resume,
+		 * requeue, purge, cancel), without the 'ROLE_' prefix. Used when Spring Security
+		 * is on the class path; everyone else sees the page read-only.
+		 */
+		private String role = "REDISLOCK_ADMIN";
+
+		/**
+		 * Whether to allow the write actions to everyone who can reach the page when
+		 * Spring Security is not on the class path. Off by default: without Spring
+		 * Security the page is read-only.
+		 */
+		private boolean writeEnabled;
+
+		/**
+		 * How often the page refreshes itself.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(3);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+		public String getRole() {
+			return this.role;
+		}
+
+		public void setRole(String role) {
+			this.role = role.startsWith("ROLE_") ? role.substring(5) : role;
+		}
+
+		public boolean isWriteEnabled() {
+			return this.writeEnabled;
+		}
+
+		public void setWriteEnabled(boolean writeEnabled) {
+			this.writeEnabled = writeEnabled;
+		}
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
 	}
 
 	/**

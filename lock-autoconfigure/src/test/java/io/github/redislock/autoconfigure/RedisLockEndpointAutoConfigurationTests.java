@@ -1,9 +1,7 @@
 package io.github.redislock.autoconfigure;
 
-import java.util.List;
-import java.util.Map;
-
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
+import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.internal.lock.LockSettings;
@@ -23,7 +21,7 @@ class RedisLockEndpointAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = UnstartedRedis
 		.runner(AopAutoConfiguration.class, RedisLockAutoConfiguration.class, RedisTaskQueueAutoConfiguration.class,
-				RedisLockEndpointAutoConfiguration.class)
+				RedisLockAdminAutoConfiguration.class, RedisLockEndpointAutoConfiguration.class)
 		.withPropertyValues("management.endpoints.web.exposure.include=redislock");
 
 	@Test
@@ -33,7 +31,9 @@ class RedisLockEndpointAutoConfigurationTests {
 
 	@Test
 	void anEndpointThatIsNotExposedIsNotCreated() {
-		UnstartedRedis.runner(RedisLockAutoConfiguration.class, RedisLockEndpointAutoConfiguration.class)
+		UnstartedRedis
+			.runner(RedisLockAutoConfiguration.class, RedisLockAdminAutoConfiguration.class,
+					RedisLockEndpointAutoConfiguration.class)
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockEndpoint.class));
 	}
 
@@ -70,8 +70,7 @@ class RedisLockEndpointAutoConfigurationTests {
 	void anEndpointOfTheApplicationsOwnWins() {
 		this.runner
 			.withBean("myEndpoint", RedisLockEndpoint.class,
-					() -> new RedisLockEndpoint(List::of, Map::of,
-							() -> UnstartedRedis.unsupported(RedisLockTemplate.class)))
+					() -> new RedisLockEndpoint(UnstartedRedis.unsupported(RedisLockAdmin.class)))
 			.run((context) -> assertThat(context).hasSingleBean(RedisLockEndpoint.class).hasBean("myEndpoint"));
 	}
 

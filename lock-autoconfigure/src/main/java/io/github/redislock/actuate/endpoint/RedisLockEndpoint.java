@@ -1,25 +1,44 @@
 package io.github.redislock.actuate.endpoint;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Supplier;
 
+import io.github.redislock.admin.AdminRequestException;
+import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.core.HeldLock;
-import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.core.LockHolder;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * Actuator endpoint {@code redislock}: the locks this instance holds (name, held for,
- * lease left, fencing token) and the depths of each queue it handles; and a delete
- * operation that force-unlocks a named lock whoever holds it.
+ * Actuator endpoint {@code redislock}.
+ * <ul>
+ * <li>{@code GET /actuator/redislock}: the locks this instance holds (name, held for,
+ * lease left, fencing token) and each queue it handles (depths, lag, paused);</li>
+ * <li>{@code GET /actuator/redislock/queues/{queue}?dead=20&upcoming=20}: one queue with
+ * its oldest dead letters (id, attempts, last error, died at, payload) and its next
+ * delayed tasks;</li>
+ * <li>{@code GET /actuator/redislock/locks/{name}}: who holds a lock, on any
+ * instance;</li>
+ * <li>{@code POST /actuator/redislock/queues/{queue}} with a JSON body {@code {"action":
+ * "pause" | "resume" | "purge" | "requeue" | "cancel", "id": ...}} ({@code id}: the task,
+ * for {@code requeue} and {@code cancel});</li>
+ * <li>{@code DELETE /actuator/redislock/{name}}: force-unlock a lock whoever holds
+ * it.</li>
+ * </ul>
+ * Unknown queues, malformed ids and counts outside 1 to {@value RedisLockAdmin#MAX_PAGE}
+ * are answered with 400 and change nothing.
  * <p>
- * On Spring Boot's endpoint access model the endpoint is read-only by default: the delete
- * operation is offered only once an operator opens it with
+ * On Spring Boot's endpoint access model the endpoint is read-only by default: the write
+ * and delete operations are offered only once an operator opens it with
  * {@code management.endpoint.redislock.access=unrestricted} (or
  * {@code management.endpoints.access.default}).
  *
@@ -28,28 +47,80 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 @Endpoint(id = "redislock", defaultAccess = Access.READ_ONLY)
 public class RedisLockEndpoint {
 
-	private final Supplier<List<HeldLock>> heldLocks;
+	private static final int DEFAULT_PAGE = 20;
 
-	private final Supplier<Map<String, QueueDescriptor>> queues;
-
-	private final Supplier<RedisLockTemplate> template;
+	private final RedisLockAdmin admin;
 
 	/**
 	 * Create the endpoint.
-	 * @param heldLocks the locks this instance holds
-	 * @param queues the depths of the queues this instance handles, by queue name
-	 * @param template the template that force-unlocks, looked up when asked to
+	 * @param admin what it shows and does
 	 */
-	public RedisLockEndpoint(Supplier<List<HeldLock>> heldLocks, Supplier<Map<String, QueueDescriptor>> queues,
-			Supplier<RedisLockTemplate> template) {
-		this.heldLocks = heldLocks;
-		this.queues = queues;
-		this.template = template;
+	public RedisLockEndpoint(RedisLockAdmin admin) {
+		this.admin = admin;
 	}
 
 	@ReadOperation
 	public RedisLockDescriptor describe() {
-		return new RedisLockDescriptor(this.heldLocks.get(), this.queues.get());
+		Map<String, QueueDescriptor> queues = new LinkedHashMap<>();
+		for (RedisLockAdmin.QueueSummary queue : this.admin.queues()) {
+			queues.put(queue.name(), new QueueDescriptor(queue.ready(), queue.delayed(), queue.inflight(), queue.dead(),
+					queue.lagMillis(), queue.paused()));
+		}
+		return new RedisLockDescriptor(this.admin.heldLocks(), queues);
+	}
+
+	/**
+	 * Show one queue ({@code section = queues}) or who holds one lock
+	 * ({@code section = locks}).
+	 * @param section {@code queues} or {@code locks}
+	 * @param name the queue or the lock
+	 * @param dead how many dead letters to show (default 20)
+	 * @param upcoming how many delayed tasks to show (default 20)
+	 * @return the queue, or the lock's holder
+	 */
+	@ReadOperation
+	public Object show(@Selector String section, @Selector String name, @Nullable Integer dead,
+			@Nullable Integer upcoming) {
+		return answer(() -> switch (section) {
+			case "queues" -> this.admin.queue(name, (dead != null) ? dead : DEFAULT_PAGE,
+					(upcoming != null) ? upcoming : DEFAULT_PAGE);
+			case "locks" -> new HolderDescriptor(name, this.admin.holder(name).orElse(null));
+			default -> throw new AdminRequestException(
+					"Unknown section '" + section + "': use /queues/{queue} or /locks/{name}");
+		});
+	}
+
+	/**
+	 * Act on a queue: pause, resume, purge its dead letters, requeue a dead task, cancel
+	 * a waiting task. Offered only with unrestricted access to this endpoint.
+	 * @param section {@code queues}
+	 * @param name the queue
+	 * @param action {@code pause}, {@code resume}, {@code purge}, {@code requeue} or
+	 * {@code cancel}
+	 * @param id the task, for {@code requeue} and {@code cancel}
+	 * @return what was done
+	 */
+	@WriteOperation
+	public Map<String, Object> act(@Selector String section, @Selector String name, String action,
+			@Nullable String id) {
+		return answer(() -> {
+			if (!"queues".equals(section)) {
+				throw new AdminRequestException("Only queues can be acted on: POST /queues/{queue}");
+			}
+			Map<String, Object> result = new LinkedHashMap<>();
+			result.put("queue", name);
+			result.put("action", action);
+			switch (action) {
+				case "pause" -> this.admin.pause(name);
+				case "resume" -> this.admin.resume(name);
+				case "purge" -> result.put("purged", this.admin.purge(name));
+				case "requeue" -> result.put("requeued", this.admin.requeue(name, id));
+				case "cancel" -> result.put("cancelled", this.admin.cancel(name, id));
+				default -> throw new AdminRequestException(
+						"Unknown action '" + action + "': use pause, resume, purge, requeue or cancel");
+			}
+			return result;
+		});
 	}
 
 	/**
@@ -60,7 +131,16 @@ public class RedisLockEndpoint {
 	 */
 	@DeleteOperation
 	public Map<String, Object> forceUnlock(@Selector String name) {
-		return Map.of("name", name, "deleted", this.template.get().getLock(name).forceUnlock());
+		return answer(() -> Map.of("name", name, "deleted", this.admin.forceUnlock(name)));
+	}
+
+	private static <T> T answer(java.util.function.Supplier<T> operation) {
+		try {
+			return operation.get();
+		}
+		catch (AdminRequestException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
 	}
 
 	/**
@@ -80,8 +160,18 @@ public class RedisLockEndpoint {
 	 * @param inflight tasks being run by a worker
 	 * @param dead tasks in the dead letters
 	 * @param lagMillis how long the oldest due task has waited
+	 * @param paused whether the queue is paused
 	 */
-	public record QueueDescriptor(long ready, long delayed, long inflight, long dead, long lagMillis) {
+	public record QueueDescriptor(long ready, long delayed, long inflight, long dead, long lagMillis, boolean paused) {
+	}
+
+	/**
+	 * Who holds a lock.
+	 *
+	 * @param name the lock
+	 * @param holder its holder, {@code null} when it is free
+	 */
+	public record HolderDescriptor(String name, @Nullable LockHolder holder) {
 	}
 
 }

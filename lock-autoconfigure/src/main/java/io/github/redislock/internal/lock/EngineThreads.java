@@ -9,6 +9,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * application code but the {@code LockLostEvent} listeners (on their own thread, never on
  * a renewing one). They stay platform threads when {@code spring.threads.virtual.enabled}
  * is set: a renewal must not wait for a carrier thread that application code pins.
+ *
+ * @since 0.1.0
  */
 public final class EngineThreads {
 

@@ -1,15 +1,15 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
-import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
 import io.github.redislock.internal.Printable;

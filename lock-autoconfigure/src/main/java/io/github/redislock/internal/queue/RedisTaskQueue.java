@@ -45,8 +45,8 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> TASKS = script("tasks.lua", List.class);
 
-	/** Longest page of tasks or dead letters one call returns. */
-	public static final int MAX_PAGE = 1000;
+	/** Longest page of tasks one call of {@link #upcoming} returns. */
+	private static final int MAX_PAGE = 1000;
 
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> CLAIM = script("claim.lua", List.class);

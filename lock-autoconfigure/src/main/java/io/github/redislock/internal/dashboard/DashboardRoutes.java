@@ -1,0 +1,300 @@
+package io.github.redislock.internal.dashboard;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.github.redislock.admin.AdminRequestException;
+import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.core.HeldLock;
+import io.github.redislock.core.LockHolder;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.http.CacheControl;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.servlet.function.RouterFunction;
+import org.springframework.web.servlet.function.RouterFunctions;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+import org.springframework.web.util.HtmlUtils;
+
+/**
+ * The dashboard's routes under its path {@code P}: the page ({@code GET P}), its two
+ * assets, its data ({@code GET P/api/state}, {@code P/api/queue?name=},
+ * {@code P/api/holder?name=}) and its actions
+ * ({@code POST P/api/action?action=&queue=&id=}).
+ * <p>
+ * Actions are refused (403) unless the caller may write — with Spring Security on the
+ * class path, an authenticated user with the configured role; without it, only when
+ * {@code redislock.dashboard.write-enabled} is set — and unless the request comes from
+ * the page itself: it carries the dashboard's {@code X-RedisLock-Dashboard} header (which
+ * a cross-site form cannot send, and a cross-site script cannot without a CORS preflight
+ * that is never granted), and its {@code Origin} and {@code Sec-Fetch-Site} headers, when
+ * present, say same origin. Spring Security's own CSRF protection applies on top. Bad
+ * input gets 400 with a message and changes nothing.
+ *
+ * @since 0.1.0
+ */
+public final class DashboardRoutes {
+
+	static final String HEADER = "X-RedisLock-Dashboard";
+
+	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
+			"org.springframework.security.core.context.SecurityContextHolder", DashboardRoutes.class.getClassLoader());
+
+	private static final boolean SECURITY_WEB_PRESENT = ClassUtils
+		.isPresent("org.springframework.security.web.csrf.CsrfToken", DashboardRoutes.class.getClassLoader());
+
+	private static final int DEFAULT_PAGE = 20;
+
+	private final RedisLockAdmin admin;
+
+	private final String path;
+
+	private final String role;
+
+	private final boolean writeEnabled;
+
+	private final Duration refreshInterval;
+
+	private final String page;
+
+	/**
+	 * @param admin what the page shows and does
+	 * @param path the page's path
+	 * @param role the role a Spring Security user needs to write (without {@code ROLE_})
+	 * @param writeEnabled whether to allow writes without Spring Security
+	 * @param refreshInterval how often the page refreshes itself
+	 */
+	public DashboardRoutes(RedisLockAdmin admin, String path, String role, boolean writeEnabled,
+			Duration refreshInterval) {
+		this.admin = admin;
+		this.path = path;
+		this.role = role;
+		this.writeEnabled = writeEnabled;
+		this.refreshInterval = refreshInterval;
+		this.page = asset("index.html").replace("{{base}}", HtmlUtils.htmlEscape(path));
+	}
+
+	/**
+	 * Return the routes.
+	 * @return the router function
+	 */
+	public RouterFunction<ServerResponse> routes() {
+		String css = asset("dashboard.css");
+		String js = asset("dashboard.js");
+		return RouterFunctions.route()
+			.GET(this.path, (request) -> page())
+			.GET(this.path + "/",
+					(request) -> ServerResponse.status(HttpStatus.MOVED_PERMANENTLY)
+						.location(URI.create(this.path))
+						.build())
+			.GET(this.path + "/dashboard.css", (request) -> text(css, "text/css"))
+			.GET(this.path + "/dashboard.js", (request) -> text(js, "text/javascript"))
+			.GET(this.path + "/api/state", this::state)
+			.GET(this.path + "/api/queue",
+					(request) -> json(this.admin.queue(request.param("name").orElse(null), count(request, "dead"),
+							count(request, "upcoming"))))
+			.GET(this.path + "/api/holder", this::holder)
+			.POST(this.path + "/api/action", this::action)
+			.onError(AdminRequestException.class,
+					(error, request) -> problem(HttpStatus.BAD_REQUEST, error.getMessage()))
+			.build();
+	}
+
+	private ServerResponse page() {
+		return ServerResponse.ok()
+			.contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
+			.cacheControl(CacheControl.noStore())
+			.header("Content-Security-Policy",
+					"default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self';"
+							+ " form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+			.header("X-Content-Type-Options", "nosniff")
+			.header("Referrer-Policy", "no-referrer")
+			.body(this.page);
+	}
+
+	private static ServerResponse text(String body, String type) {
+		return ServerResponse.ok()
+			.contentType(new MediaType(MediaType.valueOf(type), StandardCharsets.UTF_8))
+			.cacheControl(CacheControl.noCache())
+			.header("X-Content-Type-Options", "nosniff")
+			.body(body);
+	}
+
+	private ServerResponse state(ServerRequest request) {
+		Map<String, Object> state = new LinkedHashMap<>();
+		state.put("queues", this.admin.queues());
+		List<LockView> locks = this.admin.heldLocks().stream().map(LockView::of).toList();
+		state.put("locks", locks);
+		state.put("canWrite", canWrite());
+		state.put("refreshMillis", this.refreshInterval.toMillis());
+		state.put("csrf", SECURITY_WEB_PRESENT ? Csrf.token(request.servletRequest()) : null);
+		return json(state);
+	}
+
+	private ServerResponse holder(ServerRequest request) {
+		String name = request.param("name").orElse(null);
+		Optional<LockHolder> holder = this.admin.holder(name);
+		Map<String, Object> found = new LinkedHashMap<>();
+		found.put("name", name);
+		found.put("holder", holder.orElse(null));
+		found.put("leaseLeftMillis", holder.map((value) -> value.leaseLeft().toMillis()).orElse(0L));
+		return json(found);
+	}
+
+	private ServerResponse action(ServerRequest request) {
+		String refusal = refusal(request.servletRequest());
+		if (refusal != null) {
+			return problem(HttpStatus.FORBIDDEN, refusal);
+		}
+		String queue = request.param("queue").orElse(null);
+		String id = request.param("id").orElse(null);
+		String action = request.param("action").orElse("");
+		String message = switch (action) {
+			case "pause" -> {
+				this.admin.pause(queue);
+				yield "Paused " + queue + " on every instance";
+			}
+			case "resume" -> {
+				this.admin.resume(queue);
+				yield "Resumed " + queue;
+			}
+			case "purge" -> "Purged " + this.admin.purge(queue) + " dead letter(s) of " + queue;
+			case "requeue" -> this.admin.requeue(queue, id) ? "Requeued " + id + ": due now"
+					: "No dead letter " + id + " in " + queue;
+			case "cancel" ->
+				this.admin.cancel(queue, id) ? "Cancelled " + id : "No waiting task " + id + " in " + queue;
+			default -> throw new AdminRequestException(
+					"Unknown action '" + action + "': use pause, resume, purge, requeue or cancel");
+		};
+		return json(Map.of("message", message));
+	}
+
+	/**
+	 * Return why a write request is refused, or {@code null} when it may go ahead.
+	 */
+	private @Nullable String refusal(HttpServletRequest request) {
+		if (!"1".equals(request.getHeader(HEADER))) {
+			return "Actions are taken from the dashboard page only (the " + HEADER + " header is missing)";
+		}
+		String fetchSite = request.getHeader("Sec-Fetch-Site");
+		if (fetchSite != null && !fetchSite.equals("same-origin")) {
+			return "Actions are taken from the dashboard page only (the request came from another site)";
+		}
+		String origin = request.getHeader("Origin");
+		if (origin != null && !origin.equals(origin(request))) {
+			return "Actions are taken from the dashboard page only (the request came from " + origin + ")";
+		}
+		if (!canWrite()) {
+			return SECURITY_PRESENT ? "Actions need a signed-in user with the role " + this.role
+					: "Actions are disabled: set redislock.dashboard.write-enabled=true, or add Spring Security and"
+							+ " give operators the role " + this.role;
+		}
+		return null;
+	}
+
+	private static String origin(HttpServletRequest request) {
+		int port = request.getServerPort();
+		boolean defaultPort = ("http".equals(request.getScheme()) && port == 80)
+				|| ("https".equals(request.getScheme()) && port == 443);
+		return request.getScheme() + "://" + request.getServerName() + (defaultPort ? "" : ":" + port);
+	}
+
+	private boolean canWrite() {
+		return SECURITY_PRESENT ? Roles.current(this.role) : this.writeEnabled;
+	}
+
+	private static int count(ServerRequest request, String name) {
+		String text = request.param(name).orElse(null);
+		if (text == null || text.isEmpty()) {
+			return DEFAULT_PAGE;
+		}
+		try {
+			return Integer.parseInt(text);
+		}
+		catch (NumberFormatException ex) {
+			throw new AdminRequestException("'" + name + "' must be a whole number, is '"
+					+ ((text.length() > 20) ? text.substring(0, 20) + "..." : text) + "'");
+		}
+	}
+
+	private static ServerResponse json(Object body) {
+		return ServerResponse.ok()
+			.contentType(MediaType.APPLICATION_JSON)
+			.cacheControl(CacheControl.noStore())
+			.body(body);
+	}
+
+	private static ServerResponse problem(HttpStatus status, String message) {
+		return ServerResponse.status(status).contentType(MediaType.APPLICATION_JSON).body(Map.of("error", message));
+	}
+
+	private static String asset(String name) {
+		try {
+			return new ClassPathResource(name, DashboardRoutes.class).getContentAsString(StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("The dashboard's " + name + " is missing from the jar", ex);
+		}
+	}
+
+	/**
+	 * A held lock as the page shows it.
+	 */
+	record LockView(String name, String kind, long heldMillis, long leaseLeftMillis, long fencingToken) {
+
+		static LockView of(HeldLock lock) {
+			return new LockView(lock.name(), lock.type(), lock.heldFor().toMillis(), lock.leaseLeft().toMillis(),
+					lock.fencingToken());
+		}
+
+	}
+
+	/**
+	 * Spring Security's view of the current user; loaded only when it is on the class
+	 * path.
+	 */
+	private static final class Roles {
+
+		static boolean current(String role) {
+			org.springframework.security.core.Authentication user = org.springframework.security.core.context.SecurityContextHolder
+				.getContext()
+				.getAuthentication();
+			if (user == null || !user.isAuthenticated()
+					|| user instanceof org.springframework.security.authentication.AnonymousAuthenticationToken) {
+				return false;
+			}
+			String authority = "ROLE_" + role;
+			return user.getAuthorities().stream().anyMatch((granted) -> authority.equals(granted.getAuthority()));
+		}
+
+	}
+
+	/**
+	 * Spring Security's CSRF token of the request, for the page to send with its actions;
+	 * loaded only when Spring Security's web part is on the class path.
+	 */
+	private static final class Csrf {
+
+		static @Nullable Map<String, String> token(HttpServletRequest request) {
+			Object token = request.getAttribute(org.springframework.security.web.csrf.CsrfToken.class.getName());
+			if (token instanceof org.springframework.security.web.csrf.CsrfToken csrf) {
+				return Map.of("headerName", csrf.getHeaderName(), "token", csrf.getToken());
+			}
+			return null;
+		}
+
+	}
+
+}
