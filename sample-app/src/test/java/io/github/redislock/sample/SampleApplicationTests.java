@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.queue.TaskQueue;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -159,6 +160,33 @@ class SampleApplicationTests {
 					assertThat(delete.statusCode()).as("no delete operation while read-only").isNotEqualTo(200);
 					assertThat(lock.isLocked()).isTrue();
 				}
+				HttpResponse<String> pause = http.send(HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment"))
+					.header("Content-Type", "application/json")
+					.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"pause\"}"))
+					.build(), HttpResponse.BodyHandlers.ofString());
+				TaskQueue queue = app.getBean(TaskQueue.class);
+				if (opened) {
+					assertThat(pause.statusCode()).isEqualTo(200);
+					assertThat(queue.isPaused("fulfilment")).isTrue();
+					queue.resume("fulfilment");
+				}
+				else {
+					assertThat(pause.statusCode()).as("no write operation while read-only").isNotEqualTo(200);
+					assertThat(queue.isPaused("fulfilment")).isFalse();
+				}
+				HttpResponse<String> unknown = http.send(
+						HttpRequest.newBuilder(URI.create(base + "/queues/no-such-queue")).GET().build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(unknown.statusCode()).isEqualTo(400);
+				HttpResponse<String> oversized = http.send(
+						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5000")).GET().build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(oversized.statusCode()).isEqualTo(400);
+				HttpResponse<String> details = http.send(
+						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5")).GET().build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(details.statusCode()).isEqualTo(200);
+				assertThat(details.body()).contains("\"deadLetters\"").contains("\"paused\":false");
 			}
 			finally {
 				holder.shutdownNow();

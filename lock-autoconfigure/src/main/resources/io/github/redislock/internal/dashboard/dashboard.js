@@ -68,6 +68,12 @@
     }
   }
 
+  function noneRow(body, columns, text) {
+    if (!body.children.length) {
+      body.append(el('tr', { class: 'none' }, el('td', { colspan: String(columns), text })));
+    }
+  }
+
   function renderQueues() {
     const body = document.querySelector('#queues tbody');
     body.replaceChildren();
@@ -111,6 +117,7 @@
         el('td', { text: task.id }), el('td', { class: 'num', text: task.attempts }),
         el('td', { class: 'error', text: task.error }), el('td', { text: time(task.diedAt) }), actions));
     }
+    noneRow(dead, 5, 'No dead letters');
     const upcoming = document.querySelector('#upcoming tbody');
     upcoming.replaceChildren();
     for (const task of details.upcoming) {
@@ -123,6 +130,7 @@
         el('td', { text: task.id }), el('td', { text: time(task.score) }),
         el('td', { class: 'error', text: task.payload }), actions));
     }
+    noneRow(upcoming, 4, 'No delayed tasks');
   }
 
   function renderLocks() {
@@ -135,6 +143,7 @@
         el('td', { class: 'num', text: duration(lock.leaseLeftMillis) }),
         el('td', { class: 'num', text: lock.fencingToken })));
     }
+    noneRow(body, 5, 'None');
   }
 
   async function refresh() {

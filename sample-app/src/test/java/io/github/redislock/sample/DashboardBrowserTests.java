@@ -1,0 +1,346 @@
+package io.github.redislock.sample;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.queue.DeadLetters;
+import io.github.redislock.queue.TaskQueue;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard of the sample application in a real browser: Debian's {@code chromium}
+ * driven headless through its {@code chromedriver} (no browser is downloaded). Skipped
+ * with a message when neither is installed and {@code CI} is unset; {@code .ci/run}
+ * installs both. A failing test leaves a screenshot under {@code target/selenium/}.
+ */
+@ExtendWith(RedisExtension.class)
+class DashboardBrowserTests {
+
+	private static final Path CHROMIUM = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
+
+	private static final Path CHROMEDRIVER = Path
+		.of(System.getProperty("webdriver.chrome.driver", "/usr/bin/chromedriver"));
+
+	private static final Duration PATIENCE = Duration.ofSeconds(20);
+
+	private ConfigurableApplicationContext app;
+
+	private WebDriver browser;
+
+	private String base;
+
+	@RegisterExtension
+	final AfterTestExecutionCallback screenshotOnFailure = this::screenshotOnFailure;
+
+	@BeforeEach
+	void start(RedisServer redis) {
+		boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+		if (!installed && System.getenv("CI") == null) {
+			Assumptions.abort("Browser tests skipped: no " + CHROMIUM + " and " + CHROMEDRIVER
+					+ " (apt-get install chromium chromium-driver; .ci/run installs them)");
+		}
+		assertThat(installed).as("CI is set but Chromium or ChromeDriver is missing: " + CHROMIUM + ", " + CHROMEDRIVER)
+			.isTrue();
+		// Each test starts from an empty Redis: queues, dead letters and pause states of
+		// earlier tests are gone.
+		redis.template().execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
+			connection.serverCommands().flushDb();
+			return null;
+		});
+		List<String> properties = new java.util.ArrayList<>(List.of(redis.springProperties()));
+		properties.add("spring.datasource.url=jdbc:h2:mem:dashboard-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		properties.add("sample.lottery.cron=-");
+		properties.add("server.port=0");
+		properties.add("redislock.dashboard.refresh-interval=1s");
+		this.app = new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.SERVLET)
+			.run(properties.stream().map((property) -> "--" + property).toArray(String[]::new));
+		this.base = "http://127.0.0.1:" + this.app.getEnvironment().getProperty("local.server.port");
+		ChromeOptions options = new ChromeOptions();
+		options.setBinary(CHROMIUM.toFile());
+		options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+				"--window-size=1280,1000", "--lang=en");
+		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER.toFile())
+			.usingAnyFreePort()
+			.build();
+		this.browser = new ChromeDriver(service, options);
+	}
+
+	@AfterEach
+	void stop() {
+		if (this.browser != null) {
+			this.browser.quit();
+		}
+		if (this.app != null) {
+			this.app.close();
+		}
+	}
+
+	private void screenshotOnFailure(ExtensionContext context) throws IOException {
+		if (context.getExecutionException().isPresent() && this.browser != null) {
+			screenshot("target/selenium/" + context.getRequiredTestMethod().getName() + ".png");
+		}
+	}
+
+	private void screenshot(String path) throws IOException {
+		File shot = ((TakesScreenshot) this.browser).getScreenshotAs(OutputType.FILE);
+		Path target = Path.of(path);
+		Files.createDirectories(target.getParent());
+		Files.copy(shot.toPath(), target, StandardCopyOption.REPLACE_EXISTING);
+	}
+
+	private void signInAs(String user) {
+		this.browser.get(this.base + "/redislock");
+		// Spring Security's login page, then back to the dashboard.
+		this.browser.findElement(By.name("username")).sendKeys(user);
+		this.browser.findElement(By.name("password")).sendKeys(user);
+		this.browser.findElement(By.cssSelector("button[type=submit]")).click();
+		await().atMost(PATIENCE).until(() -> Integer.parseInt(body().getDomAttribute("data-refreshes")) >= 1);
+	}
+
+	private WebElement body() {
+		return this.browser.findElement(By.tagName("body"));
+	}
+
+	private int refreshes() {
+		return Integer.parseInt(body().getDomAttribute("data-refreshes"));
+	}
+
+	/**
+	 * Wait until the page has loaded its data afresh twice (so it shows what Redis holds
+	 * now).
+	 */
+	private void awaitFreshPage() {
+		int seen = refreshes();
+		await().atMost(PATIENCE).until(() -> refreshes() >= seen + 2);
+	}
+
+	private String cell(String queue, String column) {
+		return this.browser.findElement(By.cssSelector("tr[data-queue='" + queue + "'] td." + column)).getText();
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> fetch(String method, String path, boolean dashboardHeader) {
+		String script = """
+				const done = arguments[arguments.length - 1];
+				const headers = {};
+				if (arguments[2]) {
+				  headers['X-RedisLock-Dashboard'] = '1';
+				}
+				fetch(arguments[1], { method: arguments[0], headers, credentials: 'same-origin' })
+				  .then(async (response) => done({ status: response.status, body: await response.text() }))
+				  .catch((error) => done({ status: -1, body: String(error) }));
+				""";
+		return (Map<String, Object>) ((JavascriptExecutor) this.browser).executeAsyncScript(script, method,
+				this.base + path, dashboardHeader);
+	}
+
+	@Test
+	void listsTheQueuesWithTheCountsRedisHolds() throws Exception {
+		TaskQueue queue = this.app.getBean(TaskQueue.class);
+		Receipts receipts = this.app.getBean(Receipts.class);
+		receipts.setMailboxOpen(false);
+		receipts.send("order-13", "ann");
+		await().atMost(PATIENCE).until(() -> !this.app.getBean(DeadLetters.class).list("receipts", 10).isEmpty());
+		queue.pause("receipts");
+		for (int i = 0; i < 3; i++) {
+			receipts.send("order-2" + i, "bob");
+		}
+		queue.enqueue("receipts", "later-1", List.of("later-1", "cy"), Duration.ofHours(1));
+		queue.enqueue("receipts", "later-2", List.of("later-2", "dan"), Duration.ofHours(2));
+		queue.enqueue("fulfilment", "order-30", List.of("order-30", "lamp", "eve"), Duration.ofMinutes(30));
+		RedisLock report = this.app.getBean(RedisLockTemplate.class).getLock("report:2026-11");
+		ExecutorService holder = Executors.newSingleThreadExecutor();
+		try {
+			assertThat(holder.submit(() -> report.tryLock(Duration.ZERO, null)).get()).isTrue();
+			signInAs("operator");
+			awaitFreshPage();
+			RedisLockAdmin admin = this.app.getBean(RedisLockAdmin.class);
+			for (RedisLockAdmin.QueueSummary summary : admin.queues()) {
+				assertThat(cell(summary.name(), "ready")).isEqualTo(Long.toString(summary.ready()));
+				assertThat(cell(summary.name(), "delayed")).isEqualTo(Long.toString(summary.delayed()));
+				assertThat(cell(summary.name(), "inflight")).isEqualTo(Long.toString(summary.inflight()));
+				assertThat(cell(summary.name(), "dead")).isEqualTo(Long.toString(summary.dead()));
+				assertThat(cell(summary.name(), "state")).isEqualTo(summary.paused() ? "paused" : "running");
+			}
+			assertThat(cell("receipts", "ready")).isEqualTo("3");
+			assertThat(cell("receipts", "delayed")).isEqualTo("2");
+			assertThat(cell("receipts", "dead")).isEqualTo("1");
+			assertThat(cell("receipts", "state")).isEqualTo("paused");
+			assertThat(cell("fulfilment", "delayed")).isEqualTo("1");
+			assertThat(this.browser.findElement(By.cssSelector("#locks tr[data-lock='report:2026-11']")).getText())
+				.contains("exclusive");
+			this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+			await().atMost(PATIENCE)
+				.until(() -> this.browser.findElements(By.cssSelector("#upcoming tr[data-id]")).size() == 2);
+			this.browser.findElement(By.id("holder-name")).sendKeys("report:2026-11");
+			this.browser.findElement(By.id("holder-lookup")).click();
+			await().atMost(PATIENCE)
+				.until(() -> this.browser.findElement(By.id("holder-result")).getText().contains("redis-lock-sample"));
+			assertThat(this.browser.findElement(By.id("holder-result")).getText())
+				.contains("pid " + ProcessHandle.current().pid());
+			screenshot("target/dashboard.png");
+			this.browser.findElement(By.cssSelector("#upcoming tr[data-id='later-1'] button.cancel")).click();
+			await().atMost(PATIENCE).until(() -> queue.find("receipts", "later-1").isEmpty());
+			assertThat(queue.find("receipts", "later-2")).isPresent();
+		}
+		finally {
+			holder.submit(report::unlock).get();
+			holder.shutdownNow();
+		}
+	}
+
+	@Test
+	void requeueOnADeadLetterMakesTheTaskRun() {
+		Receipts receipts = this.app.getBean(Receipts.class);
+		receipts.setMailboxOpen(false);
+		receipts.send("order-41", "dee");
+		DeadLetters dead = this.app.getBean(DeadLetters.class);
+		await().atMost(PATIENCE).until(() -> !dead.list("receipts", 10).isEmpty());
+		receipts.setMailboxOpen(true);
+		signInAs("operator");
+		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+		await().atMost(PATIENCE)
+			.until(() -> !this.browser.findElements(By.cssSelector("#dead tr[data-id='order-41'] button.requeue"))
+				.isEmpty());
+		assertThat(this.browser.findElement(By.cssSelector("#dead tr[data-id='order-41']")).getText())
+			.contains("MailboxClosedException")
+			.contains("1");
+		this.browser.findElement(By.cssSelector("#dead tr[data-id='order-41'] button.requeue")).click();
+		await().atMost(PATIENCE).until(() -> receipts.sent().contains("order-41"));
+		assertThat(dead.list("receipts", 10)).isEmpty();
+		await().atMost(PATIENCE).until(() -> this.browser.findElements(By.cssSelector("#dead tr[data-id]")).isEmpty());
+	}
+
+	@Test
+	void pauseViaThePageStopsWorkAndResumeRunsItAll() {
+		Receipts receipts = this.app.getBean(Receipts.class);
+		signInAs("operator");
+		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] button.pause")).click();
+		TaskQueue queue = this.app.getBean(TaskQueue.class);
+		await().atMost(PATIENCE).until(() -> queue.isPaused("receipts"));
+		await().atMost(PATIENCE).until(() -> cell("receipts", "state").equals("paused"));
+		for (int i = 0; i < 10; i++) {
+			receipts.send("paused-" + i, "eve");
+		}
+		await().during(Duration.ofSeconds(3))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> receipts.sent().stream().noneMatch((id) -> id.startsWith("paused-")));
+		await().atMost(PATIENCE)
+			.until(() -> !this.browser.findElements(By.cssSelector("tr[data-queue='receipts'] button.resume"))
+				.isEmpty());
+		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] button.resume")).click();
+		await().atMost(PATIENCE)
+			.until(() -> receipts.sent().stream().filter((id) -> id.startsWith("paused-")).count() == 10);
+		assertThat(queue.isPaused("receipts")).isFalse();
+	}
+
+	@Test
+	void withoutTheRoleWriteButtonsAreAbsentAndForgedPostsAreRefused() {
+		Receipts receipts = this.app.getBean(Receipts.class);
+		receipts.setMailboxOpen(false);
+		receipts.send("order-77", "fay");
+		await().atMost(PATIENCE).until(() -> !this.app.getBean(DeadLetters.class).list("receipts", 10).isEmpty());
+		signInAs("viewer");
+		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+		await().atMost(PATIENCE)
+			.until(() -> !this.browser.findElements(By.cssSelector("#dead tr[data-id='order-77']")).isEmpty());
+		assertThat(body().getDomAttribute("class")).contains("read-only");
+		assertThat(
+				this.browser.findElements(By.cssSelector("button.pause, button.resume, button.requeue, button.cancel")))
+			.isEmpty();
+		assertThat(this.browser.findElement(By.id("purge")).isDisplayed()).isFalse();
+		// The page's own request, as a viewer: refused for the missing role.
+		Map<String, Object> asViewer = fetch("POST", "/redislock/api/action?action=pause&queue=receipts", true);
+		assertThat(asViewer.get("status")).isEqualTo(403L);
+		// A forged request (what a cross-site form sends: no dashboard header, no CSRF
+		// token).
+		Map<String, Object> forged = fetch("POST", "/redislock/api/action?action=purge&queue=receipts", false);
+		assertThat(forged.get("status")).isEqualTo(403L);
+		TaskQueue queue = this.app.getBean(TaskQueue.class);
+		assertThat(queue.isPaused("receipts")).isFalse();
+		assertThat(this.app.getBean(DeadLetters.class).list("receipts", 10)).hasSize(1);
+		// Bad input: 400 with a message, nothing changed.
+		Map<String, Object> unknown = fetch("GET", "/redislock/api/queue?name=no-such-queue", true);
+		assertThat(unknown.get("status")).isEqualTo(400L);
+		assertThat((String) unknown.get("body")).contains("Unknown queue 'no-such-queue'");
+		assertThat(fetch("GET", "/redislock/api/queue?name=receipts&dead=100000", true).get("status")).isEqualTo(400L);
+		assertThat(fetch("GET", "/redislock/api/queue?name=receipts&upcoming=-1", true).get("status")).isEqualTo(400L);
+		assertThat(fetch("GET", "/redislock/api/queue?name=receipts&dead=many", true).get("status")).isEqualTo(400L);
+		assertThat(fetch("GET", "/redislock/api/holder?name=" + "x".repeat(1001), true).get("status")).isEqualTo(400L);
+	}
+
+	@Test
+	void operatorsForgedPostIsRefusedAndMalformedActionsChangeNothing() {
+		signInAs("operator");
+		Map<String, Object> forged = fetch("POST", "/redislock/api/action?action=pause&queue=receipts", false);
+		assertThat(forged.get("status")).isEqualTo(403L);
+		assertThat(this.app.getBean(TaskQueue.class).isPaused("receipts")).isFalse();
+		Map<String, Object> badId = pageAction("requeue", "receipts", "bad%0Aid");
+		assertThat(badId.get("status")).isEqualTo(400L);
+		assertThat((String) badId.get("body")).contains("control characters");
+		assertThat(pageAction("pause", "nope", null).get("status")).isEqualTo(400L);
+		assertThat(pageAction("explode", "receipts", null).get("status")).isEqualTo(400L);
+		assertThat(this.app.getBean(TaskQueue.class).isPaused("receipts")).isFalse();
+	}
+
+	/**
+	 * A POST made like the page makes it: dashboard header and Spring Security's CSRF
+	 * token.
+	 */
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> pageAction(String action, String queue, String id) {
+		String script = """
+				const done = arguments[arguments.length - 1];
+				fetch(arguments[0] + '/redislock/api/state', { credentials: 'same-origin' })
+				  .then((response) => response.json())
+				  .then((state) => {
+				    const headers = { 'X-RedisLock-Dashboard': '1' };
+				    headers[state.csrf.headerName] = state.csrf.token;
+				    return fetch(arguments[0] + '/redislock/api/action?' + arguments[1], { method: 'POST', headers,
+				      credentials: 'same-origin' });
+				  })
+				  .then(async (response) => done({ status: response.status, body: await response.text() }))
+				  .catch((error) => done({ status: -1, body: String(error) }));
+				""";
+		String query = "action=" + action + "&queue=" + queue + ((id != null) ? "&id=" + id : "");
+		return (Map<String, Object>) ((JavascriptExecutor) this.browser).executeAsyncScript(script, this.base, query);
+	}
+
+}
