@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.ServerResponse;
 
@@ -31,10 +32,11 @@ import org.springframework.web.servlet.function.ServerResponse;
 public final class RedisLockDashboardAutoConfiguration {
 
 	@Bean
-	RouterFunction<ServerResponse> redisLockDashboard(RedisLockAdmin admin, RedisLockProperties properties) {
+	RouterFunction<ServerResponse> redisLockDashboard(RedisLockAdmin admin, RedisLockProperties properties,
+			ResourceLoader resourceLoader) {
 		RedisLockProperties.Dashboard dashboard = properties.getDashboard();
 		return new DashboardRoutes(admin, dashboard.getPath(), dashboard.getRole(), dashboard.isWriteEnabled(),
-				dashboard.getRefreshInterval())
+				dashboard.getRefreshInterval(), DashboardRoutes.isSecurityPresent(resourceLoader.getClassLoader()))
 			.routes();
 	}
 

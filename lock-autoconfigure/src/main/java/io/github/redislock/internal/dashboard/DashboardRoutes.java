@@ -49,9 +49,6 @@ public final class DashboardRoutes {
 
 	static final String HEADER = "X-RedisLock-Dashboard";
 
-	private static final boolean SECURITY_PRESENT = ClassUtils.isPresent(
-			"org.springframework.security.core.context.SecurityContextHolder", DashboardRoutes.class.getClassLoader());
-
 	private static final boolean SECURITY_WEB_PRESENT = ClassUtils
 		.isPresent("org.springframework.security.web.csrf.CsrfToken", DashboardRoutes.class.getClassLoader());
 
@@ -67,6 +64,8 @@ public final class DashboardRoutes {
 
 	private final Duration refreshInterval;
 
+	private final boolean securityPresent;
+
 	private final String page;
 
 	/**
@@ -75,9 +74,12 @@ public final class DashboardRoutes {
 	 * @param role the role a Spring Security user needs to write (without {@code ROLE_})
 	 * @param writeEnabled whether to allow writes without Spring Security
 	 * @param refreshInterval how often the page refreshes itself
+	 * @param securityPresent whether Spring Security is on the class path (then it
+	 * decides who may write)
 	 */
 	public DashboardRoutes(RedisLockAdmin admin, String path, String role, boolean writeEnabled,
-			Duration refreshInterval) {
+			Duration refreshInterval, boolean securityPresent) {
+		this.securityPresent = securityPresent;
 		this.admin = admin;
 		this.path = path;
 		this.role = role;
@@ -139,7 +141,7 @@ public final class DashboardRoutes {
 		state.put("locks", locks);
 		state.put("canWrite", canWrite());
 		state.put("refreshMillis", this.refreshInterval.toMillis());
-		state.put("csrf", SECURITY_WEB_PRESENT ? Csrf.token(request.servletRequest()) : null);
+		state.put("csrf", (this.securityPresent && SECURITY_WEB_PRESENT) ? Csrf.token(request.servletRequest()) : null);
 		return json(state);
 	}
 
@@ -197,7 +199,7 @@ public final class DashboardRoutes {
 			return "Actions are taken from the dashboard page only (the request came from " + origin + ")";
 		}
 		if (!canWrite()) {
-			return SECURITY_PRESENT ? "Actions need a signed-in user with the role " + this.role
+			return this.securityPresent ? "Actions need a signed-in user with the role " + this.role
 					: "Actions are disabled: set redislock.dashboard.write-enabled=true, or add Spring Security and"
 							+ " give operators the role " + this.role;
 		}
@@ -212,7 +214,7 @@ public final class DashboardRoutes {
 	}
 
 	private boolean canWrite() {
-		return SECURITY_PRESENT ? Roles.current(this.role) : this.writeEnabled;
+		return this.securityPresent ? Roles.current(this.role) : this.writeEnabled;
 	}
 
 	private static int count(ServerRequest request, String name) {
@@ -259,6 +261,15 @@ public final class DashboardRoutes {
 					lock.fencingToken());
 		}
 
+	}
+
+	/**
+	 * Return whether Spring Security is on the class path of a class loader.
+	 * @param classLoader the application's class loader
+	 * @return whether Spring Security decides who may write
+	 */
+	public static boolean isSecurityPresent(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent("org.springframework.security.core.context.SecurityContextHolder", classLoader);
 	}
 
 	/**

@@ -320,10 +320,14 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					attempt();
 				}
 				else {
-					AbstractRedisLock.this.template.callbacks().execute(() -> {
-						this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-						attempt();
-					});
+					// One subscription for every waiter that arrives meanwhile; once it
+					// is
+					// made, registering no longer waits for Redis.
+					this.signals.subscribedAsync(AbstractRedisLock.this.template.callbacks())
+						.whenComplete((subscribed, ex) -> {
+							this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+							attempt();
+						});
 				}
 				return;
 			}

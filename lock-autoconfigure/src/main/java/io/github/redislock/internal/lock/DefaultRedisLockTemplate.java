@@ -80,6 +80,8 @@ public class DefaultRedisLockTemplate
 
 	private final InstanceRecord instance;
 
+	private final ThreadPoolTaskExecutor instanceRecordThread;
+
 	private volatile boolean running;
 
 	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
@@ -99,8 +101,11 @@ public class DefaultRedisLockTemplate
 		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
 				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
+		// Written from a thread of its own: a Redis that does not answer must not hold up
+		// the watchdog's renewals and deadline checks.
+		this.instanceRecordThread = EngineThreads.serial("redislock-instance-record");
 		this.instance = new InstanceRecord(this.instanceId, List.of(this.commands), this.watchdog.scheduler(),
-				this.watchdog.scheduler());
+				this.instanceRecordThread);
 	}
 
 	/**
@@ -464,6 +469,7 @@ public class DefaultRedisLockTemplate
 		// Done already when stopped as a lifecycle bean; not when created by hand.
 		releaseHeldLocks();
 		this.watchdog.close();
+		this.instanceRecordThread.shutdown();
 		this.instance.close();
 		this.signals.close();
 		this.losses.close();

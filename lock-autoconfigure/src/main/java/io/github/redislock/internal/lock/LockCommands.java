@@ -44,8 +44,6 @@ final class LockCommands {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> HOLDER = script("holder.lua", List.class);
 
-	private static final RedisScript<Long> REGISTER_INSTANCE = script("register-instance.lua", Long.class);
-
 	private static final RedisScript<Long> ACQUIRE_SEMAPHORE = script("acquire-semaphore.lua", Long.class);
 
 	private static final RedisScript<Long> RELEASE_SEMAPHORE = script("release-semaphore.lua", Long.class);
@@ -420,11 +418,11 @@ final class LockCommands {
 		long leaseLeft = Math.max(0, ((Number) found.get(2)).longValue());
 		int end = owner.indexOf(':');
 		String instanceId = (end > 0) ? owner.substring(0, end) : owner;
-		List<Object> record = this.redis.opsForHash()
-			.multiGet(this.keys.instanceKey(instanceId), List.of("host", "pid", "application"));
-		String host = (record.get(0) != null) ? record.get(0).toString() : "unknown";
-		long pid = (record.get(1) != null) ? Long.parseLong(record.get(1).toString()) : -1;
-		String application = (record.get(2) != null) ? record.get(2).toString() : "";
+		String record = this.redis.opsForValue().get(this.keys.instanceKey(instanceId));
+		String[] fields = (record != null) ? record.split("\n", 3) : new String[0];
+		long pid = (fields.length == 3) ? Long.parseLong(fields[0]) : -1;
+		String host = (fields.length == 3) ? fields[1] : "unknown";
+		String application = (fields.length == 3) ? fields[2] : "";
 		// A token is the server's clock in microseconds at acquisition (or one more than
 		// the
 		// last token, when that was later).
@@ -438,8 +436,13 @@ final class LockCommands {
 	 * other instances.
 	 */
 	void registerInstance(String instanceId, Duration ttl, String host, long pid, String application) {
-		this.redis.execute(REGISTER_INSTANCE, List.of(this.keys.instanceKey(instanceId)), Long.toString(ttl.toMillis()),
-				host, Long.toString(pid), application);
+		// One SET with its time to live: atomic, and never left without one.
+		String record = pid + "\n" + oneLine(host) + "\n" + oneLine(application);
+		this.redis.opsForValue().set(this.keys.instanceKey(instanceId), record, ttl);
+	}
+
+	private static String oneLine(String text) {
+		return text.replace('\n', ' ').replace('\r', ' ');
 	}
 
 	/**

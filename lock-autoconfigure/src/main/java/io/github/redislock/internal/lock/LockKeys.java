@@ -16,9 +16,9 @@ import org.springframework.util.Assert;
  * lock is gone;</li>
  * <li>channel {@code P:released} — carries the lock key on each release that someone
  * waits for;</li>
- * <li>{@code P:instance:ID} — hash: host, process id and application name of the running
- * template with instance id {@code ID} (the first part of its owner ids); expires unless
- * refreshed.</li>
+ * <li>{@code P:instance:ID} — string: process id, host and application name (one line
+ * each) of the running template with instance id {@code ID} (the first part of its owner
+ * ids); expires unless refreshed.</li>
  * </ul>
  * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
  * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
@@ -57,8 +57,8 @@ final class LockKeys {
 	}
 
 	/**
-	 * The record of a lock template's instance ({@code P:instance:ID}, a hash with host,
-	 * process id and application name, expiring unless refreshed).
+	 * The record of a lock template's instance ({@code P:instance:ID}, a string with
+	 * process id, host and application name on three lines, expiring unless refreshed).
 	 */
 	String instanceKey(String instanceId) {
 		return this.prefix + ":instance:" + instanceId;

@@ -5,6 +5,7 @@ import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,6 +45,12 @@ final class ReleaseSignals implements AutoCloseable {
 	private final ReentrantLock subscribeLock = new ReentrantLock();
 
 	private volatile @Nullable RedisMessageListenerContainer container;
+
+	/** Guards {@link #subscribing}. */
+	private final Object subscribingLock = new Object();
+
+	/** The subscription under way for asynchronous waiters, if any. */
+	private @Nullable CompletableFuture<Void> subscribing;
 
 	private volatile boolean closed;
 
@@ -167,6 +174,28 @@ final class ReleaseSignals implements AutoCloseable {
 	 */
 	boolean registersWithoutWaiting() {
 		return this.container != null || this.closed || System.nanoTime() - this.retryAfterNanos < 0;
+	}
+
+	/**
+	 * Return a future that completes once {@link #register} would return at once. Many
+	 * asynchronous waiters that arrive before this instance listens share one
+	 * subscription, made on one thread of {@code executor}, instead of each taking a
+	 * thread to wait for it.
+	 * @param executor where the subscription is made
+	 * @return the future
+	 */
+	CompletableFuture<Void> subscribedAsync(Executor executor) {
+		if (registersWithoutWaiting()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		synchronized (this.subscribingLock) {
+			CompletableFuture<Void> current = this.subscribing;
+			if (current == null || current.isDone()) {
+				current = CompletableFuture.runAsync(this::ensureSubscribed, executor);
+				this.subscribing = current;
+			}
+			return current;
+		}
 	}
 
 	private void ensureSubscribed() {

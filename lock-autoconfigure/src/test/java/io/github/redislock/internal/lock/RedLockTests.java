@@ -117,6 +117,30 @@ class RedLockTests {
 	}
 
 	@Test
+	void holderIsNamedFromTheNodesWithTheHoldersInstanceRecord() {
+		RedLockTemplate first = instance();
+		first.setApplicationName("billing");
+		RedisLock lock = first.getLock(this.name);
+		RedisLock seen = instance().getLock(this.name);
+		assertThat(seen.holder()).isEmpty();
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofSeconds(20))).isTrue();
+		try {
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> seen.holder().map(io.github.redislock.core.LockHolder::application).orElse(""),
+						"billing"::equals);
+			assertThat(seen.holder()).hasValueSatisfying((holder) -> {
+				assertThat(holder.pid()).isEqualTo(ProcessHandle.current().pid());
+				assertThat(holder.acquiredAt()).isNotNull();
+				assertThat(holder.leaseLeft()).isPositive();
+			});
+		}
+		finally {
+			lock.unlock();
+		}
+		assertThat(seen.holder()).isEmpty();
+	}
+
+	@Test
 	void withTwoOfFiveNodesKilledLocksAreStillAcquiredAndExclusive() {
 		RedisLock first = instance().getLock(this.name);
 		RedisLock second = instance().getLock(this.name);
