@@ -1,5 +1,6 @@
 package io.github.redislock.internal.lock;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -19,6 +20,7 @@ import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.RedisConnectionFailureException;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -100,8 +102,7 @@ final class LettuceScripts {
 			.within(answer, timeout, () -> new RedisCommandTimeoutException("Command timed out after " + timeout))
 			.exceptionallyCompose((failure) -> {
 				Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-				return CompletableFuture.failedFuture((cause instanceof RuntimeException runtime) ? translate(runtime)
-						: new IllegalStateException(cause));
+				return CompletableFuture.failedFuture(translate(failure(cause)));
 			});
 	}
 
@@ -162,16 +163,27 @@ final class LettuceScripts {
 			throw new RedisCommandInterruptedException(ex);
 		}
 		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			throw new IllegalStateException(cause);
+			throw failure(ex.getCause());
 		}
 		catch (TimeoutException ex) {
 			future.cancel(false);
 			throw new RedisCommandTimeoutException("Command timed out after " + timeout);
 		}
+	}
+
+	/**
+	 * Return what a command failed with as an unchecked exception: an I/O failure (a
+	 * connection reset while a Sentinel fails over, say) is a connection failure that the
+	 * engine retries within the wait time, not an error of the caller's.
+	 */
+	private static RuntimeException failure(@Nullable Throwable cause) {
+		if (cause instanceof RuntimeException runtime) {
+			return runtime;
+		}
+		if (cause instanceof IOException io) {
+			return new RedisConnectionFailureException("Redis connection failed: " + io.getMessage(), io);
+		}
+		return new IllegalStateException(cause);
 	}
 
 	static RuntimeException translate(RuntimeException ex) {
