@@ -413,7 +413,8 @@ public class RedisLockProperties implements InitializingBean {
 
 		/**
 		 * Concurrent tasks per queue on this instance. 0 makes this instance produce
-		 * tasks only.
+		 * tasks only. The workers attribute of a @QueuedTask method overrides it for its
+		 * queue.
 		 */
 		private int workers = 4;
 
@@ -433,13 +434,15 @@ public class RedisLockProperties implements InitializingBean {
 		 * How long a claimed task stays invisible to other workers without a renewal.
 		 * Running tasks are renewed every third of it; a task whose worker died runs
 		 * again once it passes. A worker whose claim was not confirmed within it counts
-		 * the claim as lost (TaskContext.isClaimHeld() turns false).
+		 * the claim as lost (TaskContext.isClaimHeld() turns false). The
+		 * visibilityTimeout attribute of a @QueuedTask method overrides it for its queue.
 		 */
 		private Duration visibilityTimeout = Duration.ofSeconds(30);
 
 		/**
 		 * Runs of a failing task before it goes to the dead letters. A task claimed this
 		 * many times whose workers never reported back (killed, halted) goes there too.
+		 * The maxAttempts attribute of a @QueuedTask method overrides it for its queue.
 		 */
 		private int maxAttempts = 5;
 
@@ -518,7 +521,8 @@ public class RedisLockProperties implements InitializingBean {
 	public static class Backoff {
 
 		/**
-		 * Pause before the first retry.
+		 * Pause before the first retry. The backoff attribute of a @QueuedTask method
+		 * overrides it for its queue.
 		 */
 		private Duration initial = Duration.ofSeconds(1);
 

@@ -87,6 +87,8 @@ class LockHolderTests {
 				.until(() -> Boolean.TRUE.equals(this.redis.template().hasKey(record)));
 			long ttl = this.redis.template().getExpire(record, TimeUnit.MILLISECONDS);
 			assertThat(ttl).isPositive().isLessThanOrEqualTo(InstanceRecord.TTL.toMillis());
+			// As when its process died: nothing refreshes the record any more.
+			holder.stopRenewing();
 			this.redis.template().delete(record);
 			LockHolder found = this.templates.create().getLock(this.name).holder().orElseThrow();
 			assertThat(found.instanceId()).isEqualTo(holder.instanceId());
