@@ -8,6 +8,7 @@ import io.github.redislock.admin.AdminRequestException;
 import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
+import io.github.redislock.internal.admin.QueueActions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -107,19 +108,7 @@ public class RedisLockEndpoint {
 			if (!"queues".equals(section)) {
 				throw new AdminRequestException("Only queues can be acted on: POST /queues/{queue}");
 			}
-			Map<String, Object> result = new LinkedHashMap<>();
-			result.put("queue", name);
-			result.put("action", action);
-			switch (action) {
-				case "pause" -> this.admin.pause(name);
-				case "resume" -> this.admin.resume(name);
-				case "purge" -> result.put("purged", this.admin.purge(name));
-				case "requeue" -> result.put("requeued", this.admin.requeue(name, id));
-				case "cancel" -> result.put("cancelled", this.admin.cancel(name, id));
-				default -> throw new AdminRequestException(
-						"Unknown action '" + action + "': use pause, resume, purge, requeue or cancel");
-			}
-			return result;
+			return QueueActions.run(this.admin, name, action, id);
 		});
 	}
 

@@ -110,11 +110,9 @@ public final class QueuedTaskSource {
 		if (!StringUtils.hasText(text)) {
 			return null;
 		}
-		String resolved;
 		int value;
 		try {
-			resolved = this.placeholders.resolveRequiredPlaceholders(text).trim();
-			value = Integer.parseInt(resolved);
+			value = Integer.parseInt(this.placeholders.resolveRequiredPlaceholders(text).trim());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidLockDefinitionException(

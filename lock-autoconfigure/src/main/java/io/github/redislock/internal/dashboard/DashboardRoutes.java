@@ -14,6 +14,7 @@ import io.github.redislock.admin.AdminRequestException;
 import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
+import io.github.redislock.internal.admin.QueueActions;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
@@ -160,27 +161,8 @@ public final class DashboardRoutes {
 		if (refusal != null) {
 			return problem(HttpStatus.FORBIDDEN, refusal);
 		}
-		String queue = request.param("queue").orElse(null);
-		String id = request.param("id").orElse(null);
-		String action = request.param("action").orElse("");
-		String message = switch (action) {
-			case "pause" -> {
-				this.admin.pause(queue);
-				yield "Paused " + queue + " on every instance";
-			}
-			case "resume" -> {
-				this.admin.resume(queue);
-				yield "Resumed " + queue;
-			}
-			case "purge" -> "Purged " + this.admin.purge(queue) + " dead letter(s) of " + queue;
-			case "requeue" -> this.admin.requeue(queue, id) ? "Requeued " + id + ": due now"
-					: "No dead letter " + id + " in " + queue;
-			case "cancel" ->
-				this.admin.cancel(queue, id) ? "Cancelled " + id : "No waiting task " + id + " in " + queue;
-			default -> throw new AdminRequestException(
-					"Unknown action '" + action + "': use pause, resume, purge, requeue or cancel");
-		};
-		return json(Map.of("message", message));
+		return json(QueueActions.run(this.admin, request.param("queue").orElse(null),
+				request.param("action").orElse(null), request.param("id").orElse(null)));
 	}
 
 	/**

@@ -58,6 +58,13 @@ final class QueueKeys {
 				base + ":paused");
 	}
 
+	/**
+	 * The key present while a queue is paused (one of {@link #all(String)}).
+	 */
+	String paused(String queue) {
+		return all(queue).get(10);
+	}
+
 	String channel() {
 		return this.prefix + ":queue:ready";
 	}

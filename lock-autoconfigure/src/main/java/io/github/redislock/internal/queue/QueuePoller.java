@@ -148,16 +148,14 @@ final class QueuePoller {
 	}
 
 	private void deadLettered(List<String> ids) {
+		String reason = "it was claimed " + this.settings.maxAttempts()
+				+ " times and its worker never reported back (killed, halted, or cut off from Redis longer than the"
+				+ " visibility timeout)";
 		for (String id : ids) {
-			logger.error("Task '" + Printable.of(id) + "' of queue '" + this.queueName
-					+ "' moved to the dead letters: it was claimed " + this.settings.maxAttempts()
-					+ " times and its worker never reported back (killed, halted, or cut"
-					+ " off from Redis longer than the visibility timeout)");
+			logger.error("Task '" + Printable.of(id) + "' of queue '" + this.queueName + "' moved to the dead letters: "
+					+ reason);
 			this.queue.observer().processed(this.queueName, "dead");
-			this.failures.failed(this.queueName, id, this.settings.maxAttempts(),
-					new IllegalStateException("Claimed " + this.settings.maxAttempts()
-							+ " times and its worker never reported back (killed, halted, or cut off from Redis"
-							+ " longer than the visibility timeout)"),
+			this.failures.failed(this.queueName, id, this.settings.maxAttempts(), new IllegalStateException(reason),
 					true);
 		}
 	}

@@ -239,7 +239,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	@Override
 	public boolean isPaused(String queue) {
-		return Boolean.TRUE.equals(this.redis.hasKey(this.keys.all(queue).get(10)));
+		return Boolean.TRUE.equals(this.redis.hasKey(this.keys.paused(queue)));
 	}
 
 	@Override

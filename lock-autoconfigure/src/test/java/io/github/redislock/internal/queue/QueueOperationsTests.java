@@ -160,9 +160,8 @@ class QueueOperationsTests {
 			assertThat(task.attempts()).isEqualTo(1);
 			assertThat(task.error()).contains("IllegalArgumentException").contains("no such mailbox");
 			assertThat(runs("bad-address")).isEqualTo(1);
-			List<TaskFailedEvent> events = FailureEvents.all(first, second);
 			await().atMost(Duration.ofSeconds(10)).until(() -> FailureEvents.all(first, second).size() == 1);
-			events = FailureEvents.all(first, second);
+			List<TaskFailedEvent> events = FailureEvents.all(first, second);
 			assertThat(events).singleElement().satisfies((event) -> {
 				assertThat(event.getQueue()).isEqualTo(queue("refuse"));
 				assertThat(event.getTaskId()).isEqualTo("bad-address");
@@ -215,7 +214,12 @@ class QueueOperationsTests {
 	}
 
 	private AtomicInteger[] concurrency() {
-		return CONCURRENCY.computeIfAbsent(this.queue,
+		return concurrency(this.queue);
+	}
+
+	/** Runs of the "concurrent" queue under way now [0], and the most at once [1]. */
+	static AtomicInteger[] concurrency(String queue) {
+		return CONCURRENCY.computeIfAbsent(queue,
 				(key) -> new AtomicInteger[] { new AtomicInteger(), new AtomicInteger() });
 	}
 
@@ -306,8 +310,7 @@ class QueueOperationsTests {
 
 		@QueuedTask(queue = "${test.queue}.concurrent", id = "#id", workers = "${test.workers}")
 		public void concurrent(String id) throws InterruptedException {
-			AtomicInteger[] counts = CONCURRENCY.computeIfAbsent(this.queueName,
-					(key) -> new AtomicInteger[] { new AtomicInteger(), new AtomicInteger() });
+			AtomicInteger[] counts = concurrency(this.queueName);
 			int now = counts[0].incrementAndGet();
 			counts[1].accumulateAndGet(now, Math::max);
 			try {
@@ -334,19 +337,15 @@ class QueueOperationsTests {
 		}
 
 		static List<TaskFailedEvent> all(org.springframework.context.ApplicationContext... contexts) {
-			List<TaskFailedEvent> all = new java.util.ArrayList<>();
-			for (var context : contexts) {
-				all.addAll(context.getBean(FailureEvents.class).events);
-			}
-			return all;
+			return java.util.Arrays.stream(contexts)
+				.flatMap((context) -> context.getBean(FailureEvents.class).events.stream())
+				.toList();
 		}
 
 		static List<String> threads(org.springframework.context.ApplicationContext... contexts) {
-			List<String> all = new java.util.ArrayList<>();
-			for (var context : contexts) {
-				all.addAll(context.getBean(FailureEvents.class).threads);
-			}
-			return all;
+			return java.util.Arrays.stream(contexts)
+				.flatMap((context) -> context.getBean(FailureEvents.class).threads.stream())
+				.toList();
 		}
 
 	}
