@@ -311,24 +311,16 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 			ReleaseSignals.Waiter waiter = this.waiter;
 			if (waiter == null) {
-				// Registered only now, so try again at once: a release between that
-				// attempt and the registration would go unnoticed. A registration that
-				// first subscribes to the release channel waits for Redis to confirm it:
-				// never on this thread, which may be Lettuce's I/O thread.
-				if (this.signals.registersWithoutWaiting()) {
-					this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-					attempt();
-				}
-				else {
-					// One subscription for every waiter that arrives meanwhile; once it
-					// is
-					// made, registering no longer waits for Redis.
-					this.signals.subscribedAsync(AbstractRedisLock.this.template.callbacks())
-						.whenComplete((subscribed, ex) -> {
-							this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-							attempt();
-						});
-				}
+				// Registered only now, so try again once this instance listens on the
+				// lock's release channel: a release between that attempt and the
+				// subscription would go unnoticed. Nothing blocks: this may be Lettuce's
+				// I/O thread.
+				waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+				this.waiter = waiter;
+				CompletableFuture<@Nullable Void> subscribed = new CompletableFuture<>();
+				waiter.subscribed().whenComplete((done, ex) -> subscribed.complete(null));
+				AsyncTimeouts.completeAfter(subscribed, remainingNanos());
+				subscribed.whenComplete((done, ex) -> attempt());
 				return;
 			}
 			Obstacle obstacle = Obstacle.of(value);
@@ -484,9 +476,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 						return notAcquired(result);
 					}
 					if (this.waiter == null) {
-						// Registered only now, so try again at once: a release between
-						// that attempt and the registration would go unnoticed.
+						// Registered only now, so try again once this instance listens
+						// on the lock's release channel: a release between that attempt
+						// and the subscription would go unnoticed.
 						this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
+						awaitSubscribed(this.waiter);
 						continue;
 					}
 					awaitRelease(Obstacle.of(result));
@@ -579,6 +573,18 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				logger.debug(AbstractRedisLock.this.notAcquired(result, this.waitNanos));
 			}
 			return false;
+		}
+
+		private void awaitSubscribed(ReleaseSignals.Waiter waiter) throws InterruptedException {
+			try {
+				waiter.awaitSubscribed(remainingNanos());
+			}
+			catch (InterruptedException ex) {
+				if (this.interruptible) {
+					throw ex;
+				}
+				this.interrupted = true;
+			}
 		}
 
 		/**
@@ -781,7 +787,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 */
 	@Override
 	public boolean forceUnlock() {
-		boolean deleted = this.template.commands().forceUnlock(this.key, releaseMessage());
+		boolean deleted = this.template.commands().forceUnlock(this.key, this.signalKey, releaseMessage());
 		this.template.signals().signal(this.signalKey);
 		return deleted;
 	}

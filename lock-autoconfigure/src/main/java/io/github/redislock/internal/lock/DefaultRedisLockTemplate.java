@@ -97,8 +97,8 @@ public class DefaultRedisLockTemplate
 		this.keys = new LockKeys(settings.keyPrefix());
 		this.commands = new LockCommands(connectionFactory, this.keys, settings.minReplicasAcked(),
 				settings.replicaAckTimeout().toMillis());
-		this.readWriteCommands = new ReadWriteLockCommands(this.commands, this.keys.channel());
-		this.signals = new ReleaseSignals(connectionFactory, this.keys.channel(), this.instanceId);
+		this.readWriteCommands = new ReadWriteLockCommands(this.commands);
+		this.signals = new ReleaseSignals(connectionFactory, this.keys, this.instanceId, this::callbacks);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
 				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
 		// Written from a thread of its own: a Redis that does not answer must not hold up

@@ -56,7 +56,7 @@ final class LockCommands {
 	 */
 	private static final long MIN_FENCE_RETENTION_MS = Duration.ofMinutes(1).toMillis();
 
-	private static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
+	static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			LockCommands.class.getClassLoader());
 
 	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
@@ -81,6 +81,9 @@ final class LockCommands {
 
 	private volatile @Nullable ThreadPoolTaskExecutor blockingCalls;
 
+	/** {@code "1"} when releases are announced as sharded messages, else {@code "0"}. */
+	private final String sharded;
+
 	LockCommands(RedisConnectionFactory connectionFactory, LockKeys keys) {
 		this(connectionFactory, keys, 0, 0);
 	}
@@ -100,8 +103,20 @@ final class LockCommands {
 		this.lettuce = LETTUCE_PRESENT ? LettuceScripts.of(connectionFactory) : null;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = keys;
+		this.sharded = flag(ReleaseSignals.sharded(connectionFactory));
 		this.minReplicasAcked = minReplicasAcked;
 		this.replicaAckTimeoutMillis = replicaAckTimeoutMillis;
+	}
+
+	/**
+	 * {@code "1"} when releases are announced as sharded messages, else {@code "0"}.
+	 */
+	String shardedFlag() {
+		return this.sharded;
+	}
+
+	LockKeys keys() {
+		return this.keys;
 	}
 
 	/**
@@ -337,15 +352,20 @@ final class LockCommands {
 	 * The script call of {@link #release}.
 	 */
 	ScriptCall releaseCall(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
-		return new ScriptCall(
-				RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, this.keys.channel(), message,
-						Long.toString(token), Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis)),
+		return new ScriptCall(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
+				List.of(owner, this.keys.releaseChannel(lockKey), message, Long.toString(token),
+						Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis), this.sharded),
 				"release");
 	}
 
-	boolean forceUnlock(String lockKey, String message) {
-		return nonNull(this.redis.execute(FORCE_UNLOCK, List.of(lockKey), this.keys.channel(), message),
-				"force-unlock") == 1;
+	/**
+	 * Delete a lock whoever holds it and wake its waiters.
+	 * @param lockKey the key to delete
+	 * @param signalKey the key the lock's waiters wait for (its release channel's)
+	 */
+	boolean forceUnlock(String lockKey, String signalKey, String message) {
+		return nonNull(this.redis.execute(FORCE_UNLOCK, List.of(lockKey), this.keys.releaseChannel(signalKey), message,
+				this.sharded), "force-unlock") == 1;
 	}
 
 	/**
@@ -394,7 +414,7 @@ final class LockCommands {
 	 */
 	ScriptCall releasePermitCall(LockKeys.SemaphoreKeys keys, String owner, String message) {
 		return new ScriptCall(RELEASE_SEMAPHORE, List.of(keys.permits(), keys.waiters()),
-				List.of(owner, this.keys.channel(), message), "release");
+				List.of(owner, this.keys.releaseChannel(keys.permits()), message, this.sharded), "release");
 	}
 
 	/**

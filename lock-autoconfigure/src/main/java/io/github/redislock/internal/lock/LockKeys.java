@@ -14,8 +14,9 @@ import org.springframework.util.Assert;
  * it expires with the lease;</li>
  * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
  * lock is gone;</li>
- * <li>channel {@code P:released} — carries the lock key on each release that someone
- * waits for;</li>
+ * <li>channel {@code P:{N}:released} — carries the releasing instance's id and the lock
+ * key on each release that someone waits for (sharded on a Redis Cluster: the lock's
+ * slot); instances subscribe to it while they wait for the lock;</li>
  * <li>{@code P:instance:ID} — string: process id, host and application name (one line
  * each) of the running template with instance id {@code ID} (the first part of its owner
  * ids); expires unless refreshed.</li>
@@ -39,11 +40,11 @@ final class LockKeys {
 
 	private final String prefix;
 
-	private final String channel;
+	private final String channelPattern;
 
 	LockKeys(String prefix) {
 		this.prefix = prefix;
-		this.channel = prefix + ":released";
+		this.channelPattern = globEscaped(prefix) + ":*:released";
 	}
 
 	String lockKey(String name) {
@@ -93,8 +94,32 @@ final class LockKeys {
 
 	}
 
-	String channel() {
-		return this.channel;
+	/**
+	 * The channel on which the releases of a lock are announced, in the lock's slot.
+	 * @param signalKey the key waiters of the lock wait for: the lock hash, a read-write
+	 * lock's write side, a semaphore's permits
+	 */
+	String releaseChannel(String signalKey) {
+		return signalKey + ":released";
+	}
+
+	/**
+	 * A pattern that matches the release channel of every lock under this prefix.
+	 */
+	String releaseChannelPattern() {
+		return this.channelPattern;
+	}
+
+	private static String globEscaped(String text) {
+		StringBuilder escaped = new StringBuilder(text.length() + 8);
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+				escaped.append('\\');
+			}
+			escaped.append(c);
+		}
+		return escaped.toString();
 	}
 
 }

@@ -25,12 +25,13 @@ final class ReadWriteLockCommands {
 
 	private final LockCommands commands;
 
-	private final String channel;
-
-	ReadWriteLockCommands(LockCommands commands, String channel) {
+	ReadWriteLockCommands(LockCommands commands) {
 		this.commands = commands;
 		this.redis = commands.redis();
-		this.channel = channel;
+	}
+
+	private String channel(ReadWriteKeys keys) {
+		return this.commands.keys().releaseChannel(keys.write());
 	}
 
 	private static RedisScript<Long> script(String name) {
@@ -77,13 +78,15 @@ final class ReadWriteLockCommands {
 	LockCommands.ScriptCall releaseCall(ReadWriteKeys keys, boolean write, String owner, long token, String message,
 			long holdAtLeastMillis) {
 		return new LockCommands.ScriptCall(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
-				List.of(owner, this.channel, message, write ? "w" : "r", Long.toString(token),
-						Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis)),
+				List.of(owner, channel(keys), message, write ? "w" : "r", Long.toString(token),
+						Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis),
+						this.commands.shardedFlag()),
 				"release");
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {
-		this.redis.execute(WRITER_GAVE_UP, List.of(keys.queued(), keys.waiters()), owner, this.channel, message);
+		this.redis.execute(WRITER_GAVE_UP, List.of(keys.queued(), keys.waiters()), owner, channel(keys), message,
+				this.commands.shardedFlag());
 	}
 
 	Duration readersLease(ReadWriteKeys keys) {

@@ -214,7 +214,7 @@ final class RedLock extends ThreadOwnedLock {
 
 	@Override
 	public boolean forceUnlock() {
-		return this.template.onAllNodes((node) -> node.forceUnlock(this.key, ""))
+		return this.template.onAllNodes((node) -> node.forceUnlock(this.key, this.key, ""))
 			.stream()
 			.anyMatch(Boolean.TRUE::equals);
 	}

@@ -1,82 +1,134 @@
 package io.github.redislock.internal.lock;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * Wakes the threads of this instance that wait for a lock when it is released.
  * <p>
- * All locks share one Redis channel and this instance listens on one pub/sub connection,
- * opened when a thread first has to wait. A release by this instance wakes its own
- * waiters directly; the message (releasing instance id, space, lock key) wakes the
- * others. A release message wakes only the longest waiting thread of this instance for
- * that lock, so a crowd of waiters does not rush Redis for one released lock; the others
- * stay parked until the next release. A waiter that leaves without using its wake-up
- * hands it to the next one.
+ * Every lock has a release channel of its own ({@link LockKeys#releaseChannel}), and this
+ * instance listens on a lock's channel only while one of its threads waits for that lock:
+ * the first waiter subscribes (and waits for Redis to confirm it before its next
+ * attempt), the last one to leave unsubscribes. So an instance receives the release
+ * messages of the locks it waits for, not those of every lock in the fleet. A release by
+ * this instance wakes its own waiters directly; the message (releasing instance id, lock
+ * key) wakes the others. A release message wakes only the longest waiting thread of this
+ * instance for that lock, so a crowd of waiters does not rush Redis for one released
+ * lock; the others stay parked until the next release. A waiter that leaves without using
+ * its wake-up hands it to the next one.
  */
 final class ReleaseSignals implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSignals.class);
 
-	private static final long SUBSCRIBE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+	private final ConcurrentHashMap<String, Waiters> waiters = new ConcurrentHashMap<>();
 
-	private final ConcurrentHashMap<String, Deque<Waiter>> waiters = new ConcurrentHashMap<>();
-
-	private final RedisConnectionFactory connectionFactory;
-
-	private final String channel;
-
-	private final ReentrantLock subscribeLock = new ReentrantLock();
-
-	private volatile @Nullable RedisMessageListenerContainer container;
-
-	/** Guards {@link #subscribing}. */
-	private final Object subscribingLock = new Object();
-
-	/** The subscription under way for asynchronous waiters, if any. */
-	private @Nullable CompletableFuture<Void> subscribing;
-
-	private volatile boolean closed;
-
-	private volatile long retryAfterNanos = System.nanoTime();
+	private final LockKeys keys;
 
 	private final String instanceId;
 
-	ReleaseSignals(RedisConnectionFactory connectionFactory, String channel, String instanceId) {
-		this.connectionFactory = connectionFactory;
-		this.channel = channel;
+	private final LongAdder received = new LongAdder();
+
+	private volatile ReleaseChannels channels;
+
+	private final @Nullable ReleaseChannels fallback;
+
+	/** Raised by {@link #unsubscribe()}: queues of an earlier generation listen again. */
+	private final AtomicInteger generation = new AtomicInteger();
+
+	/**
+	 * @param connectionFactory the application's connection factory
+	 * @param keys where the release channels are
+	 * @param instanceId this instance's id, first part of every release message it sends
+	 * @param executor where blocking connects and subscriptions run
+	 */
+	ReleaseSignals(RedisConnectionFactory connectionFactory, LockKeys keys, String instanceId,
+			Supplier<Executor> executor) {
+		this.keys = keys;
 		this.instanceId = instanceId;
+		PatternReleaseChannels patterns = new PatternReleaseChannels(connectionFactory, keys.releaseChannelPattern(),
+				executor, this::onMessage);
+		if (LockCommands.LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
+			this.channels = new LettuceReleaseChannels(lettuce, LettuceReleaseChannels.sharded(lettuce), executor,
+					this::onMessage);
+			this.fallback = patterns;
+		}
+		else {
+			this.channels = patterns;
+			this.fallback = null;
+		}
 	}
 
 	/**
-	 * Register the calling thread as a waiter for the lock; subscribes first if this
-	 * instance does not listen yet.
+	 * Return whether the release scripts of locks on this factory publish sharded
+	 * messages (when the server has sharded pub/sub): on a Redis Cluster reached through
+	 * Lettuce, whose waiters listen with {@code SSUBSCRIBE}.
+	 */
+	static boolean sharded(RedisConnectionFactory connectionFactory) {
+		return LockCommands.LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce
+				&& LettuceReleaseChannels.sharded(lettuce);
+	}
+
+	/**
+	 * Register the calling thread as a waiter for the lock; its
+	 * {@link Waiter#subscribed()} completes once this instance listens on the lock's
+	 * release channel.
 	 */
 	Waiter register(String lockKey) {
-		ensureSubscribed();
 		Waiter waiter = new Waiter();
+		int generation = this.generation.get();
 		this.waiters.compute(lockKey, (key, queue) -> {
-			Deque<Waiter> result = (queue != null) ? queue : new ConcurrentLinkedDeque<>();
+			Waiters result = queue;
+			if (result == null || result.generation != generation) {
+				Waiters listening = new Waiters(this.keys.releaseChannel(key), generation);
+				if (result != null) {
+					listening.addAll(result);
+				}
+				listening.subscribed = listen(listening.channel);
+				result = listening;
+			}
 			result.addLast(waiter);
+			waiter.subscribed = result.subscribed;
 			return result;
 		});
 		return waiter;
+	}
+
+	private CompletableFuture<Void> listen(String channel) {
+		ReleaseChannels channels = this.channels;
+		CompletableFuture<Void> subscribed = channels.listen(channel);
+		ReleaseChannels fallback = this.fallback;
+		if (fallback == null || channels == fallback) {
+			return subscribed;
+		}
+		return subscribed.exceptionallyCompose((failure) -> {
+			Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+			if (cause instanceof LettuceReleaseChannels.UnsupportedClientException) {
+				// A client without a Redis URI of its own (static master/replica).
+				logger.debug("Lock release messages through a listener container: " + cause.getMessage());
+				this.channels = fallback;
+				return fallback.listen(channel);
+			}
+			return CompletableFuture.failedFuture(cause);
+		});
 	}
 
 	void unregister(String lockKey, Waiter waiter, boolean acquired) {
@@ -87,7 +139,14 @@ final class ReleaseSignals implements AutoCloseable {
 				// next.
 				wake(queue.peekFirst());
 			}
-			return queue.isEmpty() ? null : queue;
+			if (queue.isEmpty()) {
+				// Nobody here waits for this lock any more: stop hearing its releases.
+				if (queue.generation == this.generation.get()) {
+					this.channels.stop(queue.channel);
+				}
+				return null;
+			}
+			return queue;
 		});
 	}
 
@@ -129,13 +188,28 @@ final class ReleaseSignals implements AutoCloseable {
 	}
 
 	/**
+	 * Return how many locks this instance listens for now.
+	 */
+	int listeningCount() {
+		return this.waiters.size();
+	}
+
+	/**
+	 * Return how many release messages this instance received so far.
+	 */
+	long receivedCount() {
+		return this.received.sum();
+	}
+
+	/**
 	 * Return the message that announces the release of a lock by this instance.
 	 */
 	String releaseMessage(String lockKey) {
 		return this.instanceId + " " + lockKey;
 	}
 
-	private void onMessage(String message) {
+	private void onMessage(String channel, String message) {
+		this.received.increment();
 		int space = message.indexOf(' ');
 		// Our own releases already woke our waiters directly.
 		if (space > 0 && !message.regionMatches(0, this.instanceId, 0, space)) {
@@ -169,103 +243,39 @@ final class ReleaseSignals implements AutoCloseable {
 	}
 
 	/**
-	 * Return whether {@link #register} would return at once: this instance listens
-	 * already (or will not try to subscribe now), so registering cannot wait for Redis.
-	 */
-	boolean registersWithoutWaiting() {
-		return this.container != null || this.closed || System.nanoTime() - this.retryAfterNanos < 0;
-	}
-
-	/**
-	 * Return a future that completes once {@link #register} would return at once. Many
-	 * asynchronous waiters that arrive before this instance listens share one
-	 * subscription, made on one thread of {@code executor}, instead of each taking a
-	 * thread to wait for it.
-	 * @param executor where the subscription is made
-	 * @return the future
-	 */
-	CompletableFuture<Void> subscribedAsync(Executor executor) {
-		if (registersWithoutWaiting()) {
-			return CompletableFuture.completedFuture(null);
-		}
-		synchronized (this.subscribingLock) {
-			CompletableFuture<Void> current = this.subscribing;
-			if (current == null || current.isDone()) {
-				current = CompletableFuture.runAsync(this::ensureSubscribed, executor);
-				this.subscribing = current;
-			}
-			return current;
-		}
-	}
-
-	private void ensureSubscribed() {
-		if (this.container != null || this.closed || System.nanoTime() - this.retryAfterNanos < 0) {
-			return;
-		}
-		this.subscribeLock.lock();
-		try {
-			if (this.container == null && !this.closed && System.nanoTime() - this.retryAfterNanos >= 0) {
-				this.container = subscribe();
-				if (this.container == null) {
-					this.retryAfterNanos = System.nanoTime() + SUBSCRIBE_RETRY_NANOS;
-				}
-			}
-		}
-		finally {
-			this.subscribeLock.unlock();
-		}
-	}
-
-	private @Nullable RedisMessageListenerContainer subscribe() {
-		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-		container.setConnectionFactory(this.connectionFactory);
-		// The listener only releases a semaphore: run it on the connection's thread.
-		container.setTaskExecutor(new SyncTaskExecutor());
-		container.addMessageListener(
-				(message, pattern) -> onMessage(new String(message.getBody(), StandardCharsets.UTF_8)),
-				new ChannelTopic(this.channel));
-		container.afterPropertiesSet();
-		try {
-			container.start();
-			return container;
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not subscribe to lock release channel '" + this.channel
-					+ "'; until a later attempt succeeds, waiting threads retry when the holder's lease runs out", ex);
-			try {
-				container.destroy();
-			}
-			catch (Exception destroyFailure) {
-				ex.addSuppressed(destroyFailure);
-			}
-			return null;
-		}
-	}
-
-	/**
-	 * Close the subscription; the next thread that has to wait opens a new one.
+	 * Close the pub/sub connection; the next thread that has to wait opens a new one, and
+	 * so do waiters that wait still.
 	 */
 	void unsubscribe() {
-		this.subscribeLock.lock();
-		try {
-			RedisMessageListenerContainer container = this.container;
-			this.container = null;
-			if (container != null) {
-				container.destroy();
-			}
-		}
-		catch (Exception ex) {
-			logger.debug("Could not close the lock release subscription", ex);
-		}
-		finally {
-			this.subscribeLock.unlock();
-		}
+		this.generation.incrementAndGet();
+		this.channels.disconnect();
 	}
 
 	@Override
 	public void close() {
-		this.closed = true;
-		unsubscribe();
+		this.channels.close();
+		if (this.fallback != null) {
+			this.fallback.close();
+		}
+	}
+
+	/**
+	 * The waiters of this instance for one lock, longest waiting first, and this
+	 * instance's subscription to the lock's release channel.
+	 */
+	private static final class Waiters extends ConcurrentLinkedDeque<Waiter> {
+
+		private final String channel;
+
+		private final int generation;
+
+		private CompletableFuture<Void> subscribed = CompletableFuture.completedFuture(null);
+
+		Waiters(String channel, int generation) {
+			this.channel = channel;
+			this.generation = generation;
+		}
+
 	}
 
 	/**
@@ -276,8 +286,32 @@ final class ReleaseSignals implements AutoCloseable {
 
 		private final Semaphore permit = new Semaphore(0);
 
+		private volatile CompletableFuture<Void> subscribed = CompletableFuture.completedFuture(null);
+
 		/** What an asynchronous waiter waits on, while it waits. */
 		private volatile @Nullable CompletableFuture<@Nullable Void> next;
+
+		/**
+		 * Return a future that completes when this instance listens on the lock's release
+		 * channel, or failed when it could not subscribe (then waits end no later than
+		 * the holder's lease).
+		 */
+		CompletableFuture<Void> subscribed() {
+			return this.subscribed;
+		}
+
+		/**
+		 * Wait until this instance listens on the lock's release channel, Redis refused,
+		 * or the timeout passed.
+		 */
+		void awaitSubscribed(long nanos) throws InterruptedException {
+			try {
+				this.subscribed.get(nanos, TimeUnit.NANOSECONDS);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				logger.debug("Waiting without a release subscription: " + ex);
+			}
+		}
 
 		/**
 		 * Wait until woken or the timeout passes.

@@ -1,5 +1,16 @@
 -- Shared by the release scripts: put in front of release.lua and release-rw.lua.
 
+-- Announce a release on the lock's own channel: sharded (SPUBLISH, delivered only by the
+-- node that holds the lock's slot) when the caller asks for it and the server has it
+-- (Redis 7 and later), else classic PUBLISH.
+local function publish(channel, message, sharded)
+  if sharded == '1' and redis.REDIS_VERSION_NUM then
+    redis.call('SPUBLISH', channel, message)
+  else
+    redis.call('PUBLISH', channel, message)
+  end
+end
+
 -- What remains of a hold-at-least, in ms, counted from the hold's fencing token, which is
 -- at least this server's clock in microseconds when the hold was granted; 0 or less when
 -- nothing remains.

@@ -4,7 +4,8 @@
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
 -- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms,
 -- ARGV[7] hold-at-least ms ('0' for none): the hold stays until that long after the token
--- was issued (the token is at least the server's clock in microseconds then)
+-- was issued (the token is at least the server's clock in microseconds then), ARGV[8] '1'
+-- to publish a sharded message
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when the
 -- hold was gone (expired or deleted; flagged waiters are then told if the lock is free),
 -- -1 when another owner holds the write side (then it is left untouched).
@@ -26,7 +27,7 @@ local function wakeIfFree(nowMs)
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)
   if redis.call('EXISTS', KEYS[1]) == 0 and redis.call('ZCARD', KEYS[2]) == 0
       and redis.call('DEL', KEYS[3]) == 1 then
-    redis.call('PUBLISH', ARGV[2], ARGV[3])
+    publish(ARGV[2], ARGV[3], ARGV[8])
   end
 end
 local function serverMillis()
@@ -81,6 +82,6 @@ else
   end
 end
 if redis.call('DEL', KEYS[3]) == 1 then
-  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  publish(ARGV[2], ARGV[3], ARGV[8])
 end
 return 1

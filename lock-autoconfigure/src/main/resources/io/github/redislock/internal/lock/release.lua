@@ -5,7 +5,8 @@
 -- token ('0' when unknown), ARGV[5] fencing counter retention ms, ARGV[6] hold-at-least
 -- ms ('0' for none): the lock stays taken until that long after it was acquired. With the
 -- token, timed by this server: the token is at least the server's clock in microseconds
--- when it was issued. Without it (RedLock), counted from now.
+-- when it was issued. Without it (RedLock), counted from now. ARGV[7] '1' to publish a
+-- sharded message (see publish in release-common.lua).
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
 -- was there, -1 when another owner holds it (then the lock is left untouched).
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters')
@@ -35,6 +36,6 @@ redis.call('DEL', KEYS[1])
 markReleased(KEYS[2], ARGV[4], ARGV[5])
 -- Publish only when someone waits: an uncontended release sends no message.
 if fields[2] then
-  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  publish(ARGV[2], ARGV[3], ARGV[7])
 end
 return 1

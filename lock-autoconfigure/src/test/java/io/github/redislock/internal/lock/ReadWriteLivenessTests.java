@@ -3,7 +3,6 @@ package io.github.redislock.internal.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -14,6 +13,7 @@ import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.ReleaseMessages;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
@@ -23,9 +23,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -57,7 +56,7 @@ class ReadWriteLivenessTests {
 
 	private final ExecutorService waiterThread = Executors.newSingleThreadExecutor();
 
-	private final org.springframework.data.redis.connection.RedisConnectionFactory connectionFactory;
+	private final LettuceConnectionFactory connectionFactory;
 
 	ReadWriteLivenessTests(RedisMode mode, RedisTargets targets) {
 		RedisTarget redis = targets.get(mode);
@@ -95,16 +94,8 @@ class ReadWriteLivenessTests {
 	void lateReleaseOfAnExpiredWriteHoldStillWakesTheWaiters() throws Exception {
 		RedisLock writer = this.templates.create().getReadWriteLock(this.name).writeLock();
 		RedisLock reader = this.templates.create().getReadWriteLock(this.name).readLock();
-		List<String> messages = new CopyOnWriteArrayList<>();
-		RedisMessageListenerContainer listener = new RedisMessageListenerContainer();
-		listener.setConnectionFactory(this.connectionFactory);
-		listener.addMessageListener((message, pattern) -> messages.add(new String(message.getBody())),
-				new ChannelTopic("redislock:released"));
-		listener.afterPropertiesSet();
-		listener.start();
-		try {
-			this.raw.convertAndSend("redislock:released", "probe");
-			await().atMost(Duration.ofSeconds(10)).until(() -> messages.contains("probe"));
+		try (ReleaseMessages released = ReleaseMessages.listen(this.connectionFactory, key("write:released"))) {
+			List<String> messages = released.messages();
 			assertThat(writer.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
 			// A reader of another instance waits a moment: it flags that someone waits.
 			assertThat(this.waiterThread.submit(() -> reader.tryLock(Duration.ofMillis(50), null)).get()).isFalse();
@@ -114,10 +105,6 @@ class ReadWriteLivenessTests {
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(writer::unlock);
 			await().atMost(Duration.ofSeconds(5)).until(() -> !messages.isEmpty());
 			assertThat(this.raw.hasKey(key("waiters"))).as("the flag is consumed as by any release").isFalse();
-		}
-		finally {
-			listener.stop();
-			listener.destroy();
 		}
 	}
 

@@ -1,0 +1,143 @@
+package io.github.redislock.internal.lock;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.listener.PatternTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * Release channels for connection factories other than Lettuce's (Jedis), through Spring
+ * Data Redis' listener container: one pattern subscription to every lock's release
+ * channel, opened when a thread of this instance first has to wait. Such an instance
+ * receives the release messages of all locks; the Lettuce path subscribes per lock.
+ */
+final class PatternReleaseChannels implements ReleaseChannels {
+
+	private static final Log logger = LogFactory.getLog(PatternReleaseChannels.class);
+
+	private static final long SUBSCRIBE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final String pattern;
+
+	private final Supplier<Executor> subscribing;
+
+	private final BiConsumer<String, String> onMessage;
+
+	/** Guards the fields below. */
+	private final Object lock = new Object();
+
+	private @Nullable CompletableFuture<RedisMessageListenerContainer> container;
+
+	private long failedAt;
+
+	private boolean closed;
+
+	/**
+	 * @param pattern the pattern that matches every release channel
+	 * @param subscribing where the (blocking) subscription is made
+	 */
+	PatternReleaseChannels(RedisConnectionFactory connectionFactory, String pattern, Supplier<Executor> subscribing,
+			BiConsumer<String, String> onMessage) {
+		this.connectionFactory = connectionFactory;
+		this.pattern = pattern;
+		this.subscribing = subscribing;
+		this.onMessage = onMessage;
+	}
+
+	@Override
+	public CompletableFuture<Void> listen(String channel) {
+		synchronized (this.lock) {
+			if (this.closed) {
+				return CompletableFuture.failedFuture(new IllegalStateException("Lock template closed"));
+			}
+			CompletableFuture<RedisMessageListenerContainer> current = this.container;
+			boolean retry = current != null && current.isCompletedExceptionally()
+					&& System.nanoTime() - this.failedAt >= SUBSCRIBE_RETRY_NANOS;
+			if (current == null || retry) {
+				current = CompletableFuture.supplyAsync(this::subscribe, this.subscribing.get());
+				current.whenComplete((container, ex) -> {
+					if (ex != null) {
+						synchronized (this.lock) {
+							this.failedAt = System.nanoTime();
+						}
+					}
+				});
+				this.container = current;
+			}
+			return current.thenApply((container) -> null);
+		}
+	}
+
+	private RedisMessageListenerContainer subscribe() {
+		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+		container.setConnectionFactory(this.connectionFactory);
+		// The listener only wakes waiters: run it on the connection's thread.
+		container.setTaskExecutor(new SyncTaskExecutor());
+		container.addMessageListener(
+				(message, pattern) -> this.onMessage.accept(new String(message.getChannel(), StandardCharsets.UTF_8),
+						new String(message.getBody(), StandardCharsets.UTF_8)),
+				new PatternTopic(this.pattern));
+		container.afterPropertiesSet();
+		try {
+			container.start();
+			return container;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not subscribe to lock release channels '" + this.pattern
+					+ "'; until a later attempt succeeds, waiting threads retry when the holder's lease runs out", ex);
+			try {
+				container.destroy();
+			}
+			catch (Exception destroyFailure) {
+				ex.addSuppressed(destroyFailure);
+			}
+			throw ex;
+		}
+	}
+
+	@Override
+	public void stop(String channel) {
+		// One subscription for all channels, kept until disconnected.
+	}
+
+	@Override
+	public void disconnect() {
+		CompletableFuture<RedisMessageListenerContainer> current;
+		synchronized (this.lock) {
+			current = this.container;
+			this.container = null;
+		}
+		if (current != null) {
+			current.thenAccept((container) -> {
+				try {
+					container.destroy();
+				}
+				catch (Exception ex) {
+					logger.debug("Could not close the lock release subscription", ex);
+				}
+			});
+		}
+	}
+
+	@Override
+	public void close() {
+		synchronized (this.lock) {
+			this.closed = true;
+		}
+		disconnect();
+	}
+
+}
