@@ -3,6 +3,8 @@ package io.github.redislock.benchmarks;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,12 +58,20 @@ public final class Benchmarks {
 
 	private final Report report = new Report();
 
+	private final Targets targets = new Targets();
+
+	private final Charts charts;
+
+	/** Charts drawn in this run, embedded ahead of the tables. */
+	private final List<String> chartLinks = new ArrayList<>();
+
 	private final Map<String, Column> columns = new LinkedHashMap<>();
 
 	private ChildJvm child;
 
 	private Benchmarks(int rounds, long millis, long warmUp, Set<String> only, Set<String> picked,
-			LocalRedisServer redis, RedisCommands<String, String> control) {
+			LocalRedisServer redis, RedisCommands<String, String> control, Charts charts) {
+		this.charts = charts;
 		this.picked = picked;
 		this.rounds = rounds;
 		this.millis = millis;
@@ -87,12 +97,18 @@ public final class Benchmarks {
 			Runtime.getRuntime().addShutdownHook(new Thread(redis::close));
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
 			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, redis, connection.sync());
+				boolean rewrite = options.containsKey("write") && only.isEmpty() && picked.isEmpty();
+				// A full run draws into the document's images; a partial one under target/.
+				Path chartFolder = rewrite ? Path.of(options.get("write")).toAbsolutePath().getParent()
+					.resolve("images/benchmarks") : Path.of("lock-benchmarks/target/charts");
+				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, redis, connection.sync(),
+						new Charts(chartFolder));
 				benchmarks.runAll();
 				long minutes = Duration.ofNanos(System.nanoTime() - started).toMinutes();
-				String results = benchmarks.header(connection.sync(), minutes) + benchmarks.report;
+				String results = benchmarks.header(connection.sync(), minutes) + benchmarks.summary()
+						+ benchmarks.report;
 				System.out.println(results);
-				if (options.containsKey("write") && only.isEmpty() && picked.isEmpty()) {
+				if (rewrite) {
 					write(Path.of(options.get("write")), results);
 				}
 			}
@@ -135,6 +151,75 @@ public final class Benchmarks {
 				+ " ms measured after " + this.warmUp + " ms warm-up per cell, " + minutes
 				+ " minutes in all. Cells: median over rounds (min–max), **ratio** to the baseline of the same"
 				+ " round.\n";
+	}
+
+	/**
+	 * The targets table and the charts, ahead of the sections' tables.
+	 */
+	private String summary() {
+		Report summary = new Report();
+		if (!this.targets.isEmpty()) {
+			this.targets.print(summary);
+		}
+		if (!this.chartLinks.isEmpty()) {
+			summary.heading("Charts");
+			this.chartLinks.forEach(summary::paragraph);
+		}
+		return summary.toString();
+	}
+
+	/**
+	 * Draw a chart and embed it in the summary; a chart that cannot be drawn (no fonts,
+	 * say) is reported in its place and the run goes on.
+	 */
+	private void chart(String alt, ChartDrawing drawing) {
+		try {
+			this.chartLinks.add("![" + alt + "](" + drawing.draw(this.charts) + ")");
+		}
+		catch (Exception | Error ex) {
+			ex.printStackTrace();
+			this.chartLinks.add("(chart '" + alt + "' could not be drawn in this run: `" + ex + "`)");
+		}
+	}
+
+	private interface ChartDrawing {
+
+		String draw(Charts charts) throws Exception;
+
+	}
+
+	/**
+	 * Lines of a grid whose headings begin with a number (thread counts): x that
+	 * number, y the median over rounds.
+	 */
+	private static List<Charts.Line> lines(Report.Grid grid) {
+		List<Charts.Line> lines = new ArrayList<>();
+		grid.rows.forEach((row, cells) -> {
+			List<Double> x = new ArrayList<>();
+			List<Double> y = new ArrayList<>();
+			cells.forEach((heading, series) -> {
+				if (!series.values.isEmpty()) {
+					x.add(Double.parseDouble(heading.replaceAll("^([0-9.]+).*$", "$1")));
+					y.add(Stats.median(series.values));
+				}
+			});
+			lines.add(new Charts.Line(row, x, y));
+		});
+		return lines;
+	}
+
+	/** The per-round ratios of one cell of a grid. */
+	private static List<Double> ratios(Report.Grid grid, String row, String heading) {
+		Map<String, Report.Series> cells = grid.rows.get(row);
+		Report.Series series = (cells != null) ? cells.get(heading) : null;
+		return (series != null) ? series.ratios : List.of();
+	}
+
+	/** The per-round values of one cell of a grid. */
+	private static List<Double> values(Report.Grid grid, String row, String heading) {
+		Map<String, Report.Series> cells = grid.rows.get(row);
+		Report.Series series = (cells != null) ? cells.get(heading) : null;
+		return (series != null) ? series.values : List.of();
 	}
 
 	private boolean section(String name) {
@@ -183,6 +268,7 @@ public final class Benchmarks {
 		sections.put("replicas", this::replicas);
 		sections.put("async", this::async);
 		sections.put("semaphore", this::semaphore);
+		sections.put("scale", this::scale);
 		try {
 			sections.forEach((name, section) -> {
 				if (section(name)) {
@@ -423,6 +509,15 @@ public final class Benchmarks {
 		}
 		this.report.heading("Uncontended lock + unlock pairs per second (own key per thread)");
 		this.report.grid("", grid, true, 0);
+		for (String id : List.of("starter-watchdog", "starter-fixed")) {
+			for (int threads : threadCounts) {
+				this.targets.atLeast("Uncontended pairs/s, " + Columns.title(id) + ", " + threads(threads)
+						+ ": ≥ 0.9× the raw floor", ratios(grid, Columns.title(id), threads(threads)), 0.9, "×");
+			}
+		}
+		chart("Uncontended pairs per second against threads", (charts) -> charts.lines("uncontended.png",
+				"Uncontended lock + unlock pairs per second", "threads (own key each)", "pairs per second",
+				lines(grid), true, false));
 	}
 
 	/**
@@ -484,6 +579,12 @@ public final class Benchmarks {
 		}
 		this.report.heading("Single-thread acquire and release latency (" + iterations + " pairs per round)");
 		this.report.grid("", grid, true, 1);
+		for (String id : List.of("starter-watchdog", "starter-fixed")) {
+			for (String heading : List.of("acquire p50 µs", "release p50 µs")) {
+				this.targets.atMost("Single-thread " + heading.replace(" µs", "") + ", " + Columns.title(id)
+						+ ": ≤ 1.1× the floor", ratios(grid, Columns.title(id), heading), 1.1, "×");
+			}
+		}
 	}
 
 	// Contended, within one process: a plain int counter.
@@ -493,6 +594,7 @@ public final class Benchmarks {
 
 	private void contended() {
 		Report.Grid grid = new Report.Grid();
+		Report.Grid versusRedisson = new Report.Grid();
 		List<String> lost = new ArrayList<>();
 		for (int round = 0; round < this.rounds; round++) {
 			for (int threads : List.of(4, 16, 64)) {
@@ -521,8 +623,26 @@ public final class Benchmarks {
 				}
 				double baseline = results.get("raw-pubsub");
 				results.forEach((id, value) -> grid.at(Columns.title(id), threads + " threads").add(value, baseline));
+				if (results.containsKey("redisson")) {
+					double redisson = results.get("redisson");
+					for (String id : List.of("starter-watchdog", "starter-fixed")) {
+						versusRedisson.at(Columns.title(id), threads + " threads").add(results.get(id), redisson);
+					}
+				}
 			}
 		}
+		for (String id : List.of("starter-watchdog", "starter-fixed")) {
+			for (int threads : List.of(16, 64)) {
+				this.targets.atLeast("Contended pairs/s, one process, " + Columns.title(id) + ", " + threads
+						+ " threads: ≥ 1.1× Redisson", ratios(versusRedisson, Columns.title(id), threads + " threads"),
+						1.1, "×");
+			}
+		}
+		this.targets.record("No lost update under contention, one process",
+				lost.isEmpty() ? "none" : String.join("; ", lost), lost.isEmpty());
+		chart("Contended pairs per second against threads, one process", (charts) -> charts.lines("contended.png",
+				"Contended pairs per second on one key, one process", "threads", "pairs per second", lines(grid),
+				true, false));
 		this.report.heading("Contended pairs per second on one key, one process");
 		this.report.paragraph("Each pair increments a plain `int` under the lock; lost updates: "
 				+ (lost.isEmpty() ? "**none**." : String.join("; ", lost)));
@@ -533,6 +653,7 @@ public final class Benchmarks {
 
 	private void contendedAcrossProcesses() {
 		Report.Grid grid = new Report.Grid();
+		Report.Grid versusRedisson = new Report.Grid();
 		List<String> lost = new ArrayList<>();
 		ChildJvm child = child();
 		for (int round = 0; round < this.rounds; round++) {
@@ -563,8 +684,23 @@ public final class Benchmarks {
 				}
 				double baseline = results.get("raw-pubsub");
 				results.forEach((id, value) -> grid.at(Columns.title(id), threads + " threads").add(value, baseline));
+				if (results.containsKey("redisson")) {
+					double redisson = results.get("redisson");
+					for (String id : List.of("starter-watchdog", "starter-fixed")) {
+						versusRedisson.at(Columns.title(id), threads + " threads").add(results.get(id), redisson);
+					}
+				}
 			}
 		}
+		for (String id : List.of("starter-watchdog", "starter-fixed")) {
+			for (int threads : List.of(16, 64)) {
+				this.targets.atLeast("Contended pairs/s, two processes, " + Columns.title(id) + ", " + threads
+						+ " threads: ≥ 1.1× Redisson", ratios(versusRedisson, Columns.title(id), threads + " threads"),
+						1.1, "×");
+			}
+		}
+		this.targets.record("No lost update under contention, two processes",
+				lost.isEmpty() ? "none" : String.join("; ", lost), lost.isEmpty());
 		this.report.heading("Contended pairs per second on one key, two processes (half the threads each)");
 		this.report.paragraph("Each pair reads and writes a counter in Redis (GET, then SET) under the lock;"
 				+ " lost updates: " + (lost.isEmpty() ? "**none**." : String.join("; ", lost)));
@@ -575,6 +711,8 @@ public final class Benchmarks {
 
 	private void handOff() {
 		Report.Grid grid = new Report.Grid();
+		Report.Grid versusSi = new Report.Grid();
+		Map<String, List<long[]>> pooled = new LinkedHashMap<>();
 		ChildJvm child = child();
 		for (int round = 0; round < this.rounds; round++) {
 			Map<String, long[]> latencies = new LinkedHashMap<>();
@@ -604,8 +742,47 @@ public final class Benchmarks {
 			latencies.forEach((id, values) -> {
 				grid.at(Columns.title(id), "p50 µs").add(Stats.percentile(values, 50), Stats.percentile(baseline, 50));
 				grid.at(Columns.title(id), "p99 µs").add(Stats.percentile(values, 99), Stats.percentile(baseline, 99));
+				pooled.computeIfAbsent(id, (key) -> new ArrayList<>()).add(values);
 			});
+			long[] si = latencies.get("si-pubsub");
+			for (String id : List.of("starter-watchdog", "starter-fixed")) {
+				long[] values = latencies.get(id);
+				if (values != null && si != null) {
+					versusSi.at(Columns.title(id), "p50").add(Stats.percentile(values, 50), Stats.percentile(si, 50));
+					versusSi.at(Columns.title(id), "p99").add(Stats.percentile(values, 99), Stats.percentile(si, 99));
+				}
+			}
 		}
+		for (String id : List.of("starter-watchdog", "starter-fixed")) {
+			String row = Columns.title(id);
+			this.targets.atMost("Hand-off p50, " + row + ": ≤ 1.1× the pub/sub floor", ratios(grid, row, "p50 µs"), 1.1,
+					"×");
+			this.targets.atMost("Hand-off p50, " + row + ": below Spring Integration's pub/sub lock (ratio < 1)",
+					ratios(versusSi, row, "p50"), 0.9999, "×");
+			this.targets.atMost("Hand-off p99, " + row + ": below the pub/sub floor (ratio < 1)",
+					ratios(grid, row, "p99 µs"), 0.9999, "×");
+			this.targets.atMost("Hand-off p99, " + row + ": below Spring Integration's pub/sub lock (ratio < 1)",
+					ratios(versusSi, row, "p99"), 0.9999, "×");
+		}
+		chart("Hand-off latency distribution per column", (charts) -> {
+			List<Charts.Line> curves = new ArrayList<>();
+			pooled.forEach((id, rounds) -> {
+				if (id.equals("si-spin")) {
+					// Its 100 ms poll would flatten every other curve.
+					return;
+				}
+				long[] all = rounds.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+				List<Double> x = new ArrayList<>();
+				List<Double> y = new ArrayList<>();
+				for (double p : new double[] { 1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9 }) {
+					x.add(p);
+					y.add(Stats.percentile(all, p));
+				}
+				curves.add(new Charts.Line(Columns.title(id), x, y));
+			});
+			return charts.lines("handoff.png", "Hand-off latency between two processes, by percentile",
+					"percentile", "µs (log scale)", curves, false, true);
+		});
 		this.report.heading("Hand-off latency between two processes (holder's unlock returns → waiter's lock returns)");
 		this.report.paragraph("200 hand-offs per round and column (20 for the spin lock, which polls every 100 ms);"
 				+ " wall-clock microseconds, both processes on this machine.");
@@ -635,6 +812,15 @@ public final class Benchmarks {
 				lockers.forEach(Column.Locker::unlock);
 				long requests2 = proxy.requests();
 				long[] commands2 = commandStats();
+				if (id.startsWith("starter")) {
+					this.targets.atMost("Redis time per uncontended acquire, " + Columns.title(id) + ": ≤ 12 µs",
+							List.of(micros(commands0, commands1) / (double) locks), 12, "µs");
+					this.targets.atMost("Redis time per release, " + Columns.title(id) + ": ≤ 12 µs",
+							List.of(micros(commands1, commands2) / (double) locks), 12, "µs");
+					this.targets.atMost("Requests per uncontended acquire and per release, " + Columns.title(id)
+							+ ": one each", List.of((requests1 - requests0) / (double) locks,
+									(requests2 - requests1) / (double) locks), 1.0, "");
+				}
 				rows.add(List.of(Columns.title(id), per(requests1 - requests0, locks),
 						per(commands1[0] - commands0[0], locks), per(micros(commands0, commands1), locks),
 						per(requests2 - requests1, locks), per(commands2[0] - commands1[0], locks),
@@ -696,37 +882,181 @@ public final class Benchmarks {
 
 	// Watchdog cost: requests and commands per renewal tick.
 
-	private void watchdog() {
+	private void watchdog() throws Exception {
 		List<List<String>> rows = new ArrayList<>();
-		for (int held : List.of(1000, 10000)) {
+		List<List<String>> memoryRows = new ArrayList<>();
+		Map<String, List<Double>> requestsPerTick = new LinkedHashMap<>();
+		Map<String, List<Double>> cpuPerTick = new LinkedHashMap<>();
+		List<Integer> counts = List.of(1000, 10000, 100000);
+		MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+		for (int held : counts) {
 			for (String id : List.of("starter-watchdog", "redisson")) {
 				progress("watchdog, " + held + " locks, " + id);
 				try (TcpProxy proxy = TcpProxy.to(this.redis);
 						Column column = id.equals("redisson") ? new Columns.Redis(proxy.port(), 3000)
 								: new Columns.Starter(proxy.port(), false, Duration.ofSeconds(3))) {
+					String prefix = "w:" + id + ":" + held + ":";
+					long heapBefore = usedAfterGc(memory);
 					List<Column.Locker> lockers = new ArrayList<>();
 					for (int i = 0; i < held; i++) {
-						Column.Locker locker = column.locker("w:" + id + ":" + held + ":" + i);
+						Column.Locker locker = column.locker(prefix + i);
 						locker.lock();
 						lockers.add(locker);
 					}
+					long heapAfter = usedAfterGc(memory);
 					Measure.sleep(1500);
 					long requests0 = proxy.requests();
 					long commands0 = commandCalls();
+					long cpu0 = clientCpuNanos(id);
 					int ticks = 6;
 					Measure.sleep(ticks * 1000L);
 					long requests = proxy.requests() - requests0;
 					long commands = commandCalls() - commands0;
+					double cpuMillisPerTick = (clientCpuNanos(id) - cpu0) / 1e6 / ticks;
 					rows.add(List.of(Columns.title(id), Report.number(held, 0), per(requests, ticks),
-							per(commands, ticks)));
+							per(commands, ticks), Report.number(cpuMillisPerTick, 1),
+							String.format(Locale.ROOT, "%.2f %%", cpuMillisPerTick / 10_000 * 100)));
+					requestsPerTick.computeIfAbsent(Columns.title(id), (key) -> new ArrayList<>())
+						.add(requests / (double) ticks);
+					cpuPerTick.computeIfAbsent(Columns.title(id), (key) -> new ArrayList<>()).add(cpuMillisPerTick);
+					if (held == 100_000) {
+						memoryRows.add(List.of(Columns.title(id), Report.number((heapAfter - heapBefore) / (double) held, 0),
+								Report.number(redisBytesPerLock(id, prefix), 0)));
+						if (id.startsWith("starter")) {
+							this.targets.atMost("Watchdog, 100,000 locks held: requests per tick ≤ 200",
+									List.of(requests / (double) ticks), 200, "");
+							this.targets.atMost(
+									"Watchdog, 100,000 locks held: client CPU ≤ 5 % of one core (default lease,"
+											+ " a tick every 10 s)",
+									List.of(cpuMillisPerTick / 10_000 * 100), 5, "%");
+						}
+					}
 					lockers.forEach(Column.Locker::unlock);
 				}
 			}
 		}
 		this.report.heading("Watchdog cost per renewal tick (lease 3 s, a tick every second)");
-		this.report.paragraph("Spring Integration's registry has no watchdog (its locks expire unless renewed by"
-				+ " hand); the raw baseline neither.");
-		this.report.table("", List.of("locks held", "requests per tick", "commands per tick"), rows);
+		this.report.paragraph("Client CPU: CPU time of the client's own threads during the ticks (the starter's"
+				+ " `redislock-*` and Lettuce's threads; Redisson's `redisson-*` threads), per tick; the share of one"
+				+ " core is for the default lease of 30 s, whose watchdog ticks every 10 s. Spring Integration's"
+				+ " registry has no watchdog (its locks expire unless renewed by hand); the raw baseline neither.");
+		this.report.table("", List.of("locks held", "requests per tick", "commands per tick", "client CPU ms per tick",
+				"share of one core, a tick every 10 s"), rows);
+		this.report.heading("Memory per held lock (100,000 locks held)");
+		this.report.paragraph("Client heap: used heap after GC with the locks held minus before, per lock. Redis:"
+				+ " `MEMORY USAGE` of every key a held lock has (the starter: lock hash and fencing counter;"
+				+ " Redisson: its lock hash), mean over 200 locks.");
+		this.report.table("", List.of("client heap bytes per held lock", "Redis bytes per held lock"), memoryRows);
+		List<Double> x = counts.stream().map(Integer::doubleValue).toList();
+		chart("Watchdog requests per tick against locks held", (charts) -> charts.lines("watchdog-requests.png",
+				"Watchdog requests per renewal tick", "locks held", "requests per tick", requestsPerTick.entrySet()
+					.stream()
+					.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
+					.toList(), true, true));
+		chart("Watchdog client CPU per tick against locks held", (charts) -> charts.lines("watchdog-cpu.png",
+				"Watchdog client CPU per renewal tick", "locks held", "CPU ms per tick", cpuPerTick.entrySet()
+					.stream()
+					.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
+					.toList(), true, true));
+	}
+
+	/**
+	 * CPU time so far of the threads of one column's client: the starter's and Lettuce's
+	 * threads, or Redisson's.
+	 */
+	private static long clientCpuNanos(String id) {
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		long total = 0;
+		for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+			if (info == null) {
+				continue;
+			}
+			String name = info.getThreadName();
+			boolean mine = id.equals("redisson") ? name.startsWith("redisson-")
+					: name.startsWith("redislock-") || name.startsWith("lettuce-");
+			if (mine) {
+				long cpu = threads.getThreadCpuTime(info.getThreadId());
+				total += Math.max(0, cpu);
+			}
+		}
+		return total;
+	}
+
+	/**
+	 * Mean Redis memory of the keys of one held lock, over 200 of them.
+	 */
+	private double redisBytesPerLock(String id, String prefix) {
+		long bytes = 0;
+		int sampled = 200;
+		for (int i = 0; i < sampled; i++) {
+			String name = prefix + i;
+			if (id.equals("redisson")) {
+				bytes += memoryUsage(name);
+			}
+			else {
+				String key = "redislock:{" + name + "}";
+				bytes += memoryUsage(key) + memoryUsage(key + ":fence");
+			}
+		}
+		return bytes / (double) sampled;
+	}
+
+	private long memoryUsage(String key) {
+		Long usage = this.control.memoryUsage(key);
+		return (usage != null) ? usage : 0;
+	}
+
+	// A fleet: wake-up messages per instance as instances are added.
+
+	private void scale() throws Exception {
+		int names = 1000;
+		int threadsPerInstance = 8;
+		Duration hold = Duration.ofMillis(2);
+		List<List<String>> rows = new ArrayList<>();
+		List<Double> x = new ArrayList<>();
+		List<Double> after = new ArrayList<>();
+		List<Double> before = new ArrayList<>();
+		for (int instances : List.of(1, 2, 5, 10)) {
+			progress("scale, " + instances + " instances");
+			ScaleBench.Result result = ScaleBench.run(this.redis.port(), this.control, instances, threadsPerInstance,
+					names, hold, this.warmUp, Math.max(3000, this.millis * 2));
+			rows.add(List.of(Integer.toString(instances), Report.number(result.pairsPerSecond(), 0),
+					Report.number(result.releases(), 0),
+					String.format(Locale.ROOT, "%.3f", result.published() / (double) result.releases()),
+					String.format(Locale.ROOT, "%.4f", result.receivedPerInstancePerRelease()),
+					String.format(Locale.ROOT, "%.4f", result.sharedChannelPerInstancePerRelease()),
+					Report.number(result.mostReceived(), 0), Integer.toString(result.stillListening())));
+			x.add((double) instances);
+			after.add(result.receivedPerInstancePerRelease());
+			before.add(result.sharedChannelPerInstancePerRelease());
+			if (instances == 10) {
+				this.targets.record("Scale, 10 instances, 1,000 contended names: an instance receives release"
+						+ " messages only for the locks it waits on", String.format(Locale.ROOT,
+								"%.4f messages per instance per release (one channel for all locks: %.4f); channels"
+										+ " still listened on after the run: %d",
+								result.receivedPerInstancePerRelease(), result.sharedChannelPerInstancePerRelease(),
+								result.stillListening()),
+						result.receivedPerInstancePerRelease() < result.sharedChannelPerInstancePerRelease()
+								&& result.stillListening() == 0);
+			}
+		}
+		this.report.heading("A fleet: release messages per instance as instances are added");
+		this.report.paragraph("Each instance is a lock template on a connection factory of its own, all in this JVM,"
+				+ " with " + threadsPerInstance + " threads that lock random names out of " + Report.number(names, 0)
+				+ ", hold each " + hold.toMillis() + " ms and let go. Published: release messages Redis was asked to"
+				+ " send (`PUBLISH`/`SPUBLISH` calls, from `INFO commandstats`), per release. Received: what the"
+				+ " instances' listeners got, per instance per release. One channel for all locks (the design before"
+				+ " issue #19, where every instance that had waited once listened to every release): each instance"
+				+ " receives every published message, so per instance per release it is the published share.");
+		this.report.table("instances", List.of("pairs/s", "releases", "published per release",
+				"received per instance per release", "one channel for all locks: per instance per release",
+				"most received by one instance", "channels still listened on after the run"), rows);
+		chart("Release messages per instance per release against instances", (charts) -> charts.lines(
+				"scale-messages.png", "Release messages received per instance per release", "instances",
+				"messages per instance per release",
+				List.of(new Charts.Line("per-lock channels (now)", x, after),
+						new Charts.Line("one channel for all locks (before)", x, before)),
+				false, false));
 	}
 
 	// Read locks: 16 readers on one read-write lock.
@@ -805,8 +1135,18 @@ public final class Benchmarks {
 				List.of(List.of("enqueues per second", Report.number(result.enqueuesPerSecond(), 0)),
 						List.of("tasks per second, end to end", Report.number(result.tasksPerSecond(), 0)),
 						List.of("tasks per second, draining a backlog", Report.number(result.drainPerSecond(), 0)),
-						List.of("due-to-start lag p50", Report.number(result.lagP50Millis(), 1) + " ms"),
-						List.of("due-to-start lag p99", Report.number(result.lagP99Millis(), 1) + " ms")));
+						List.of("enqueue-to-start lag p50, end to end", Report.number(result.loadLagP50Millis(), 1) + " ms"),
+						List.of("enqueue-to-start lag p99, end to end", Report.number(result.loadLagP99Millis(), 1) + " ms"),
+						List.of("due-to-start lag p50, idle workers", Report.number(result.lagP50Millis(), 1) + " ms"),
+						List.of("due-to-start lag p99, idle workers", Report.number(result.lagP99Millis(), 1) + " ms"),
+						List.of("tasks lost (end to end and draining)", Long.toString(result.lost())),
+						List.of("tasks run more than once", Long.toString(result.ranTwice()))));
+		this.targets.atLeast("Queue: no-op tasks per second end to end, a producer and two worker instances ≥ 10,000",
+				List.of(result.tasksPerSecond()), 10_000, "tasks/s");
+		this.targets.atMost("Queue: enqueue-to-start lag p99 at that rate ≤ 50 ms",
+				List.of(result.loadLagP99Millis()), 50, "ms");
+		this.targets.record("Queue: no task lost or run twice (checked by the run)",
+				result.lost() + " lost, " + result.ranTwice() + " ran twice", result.lost() == 0 && result.ranTwice() == 0);
 	}
 
 	// Memory after many distinct names.

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -41,11 +42,22 @@ final class QueueBench {
 
 	static final ConcurrentLinkedQueue<Long> LAGS = new ConcurrentLinkedQueue<>();
 
+	/** Enqueue-to-start lag (µs) of the end-to-end tasks, under load. */
+	static final ConcurrentLinkedQueue<Long> LOAD_LAGS = new ConcurrentLinkedQueue<>();
+
+	/** How often each task id ran. */
+	static final ConcurrentHashMap<String, Integer> RUNS = new ConcurrentHashMap<>();
+
 	private QueueBench() {
 	}
 
+	/**
+	 * @param lost tasks enqueued end to end or for the drain that never ran
+	 * @param ranTwice tasks that ran more than once
+	 */
 	record Result(double enqueuesPerSecond, double tasksPerSecond, double drainPerSecond, double lagP50Millis,
-			double lagP99Millis, int tasks) {
+			double lagP99Millis, double loadLagP50Millis, double loadLagP99Millis, long lost, long ranTwice,
+			int tasks) {
 	}
 
 	static Result run(int port, int tasks, int lagSamples) throws Exception {
@@ -62,6 +74,8 @@ final class QueueBench {
 				ConfigurableApplicationContext producer = context(port, queue, 0)) {
 			NoOp noOp = producer.getBean(NoOp.class);
 			DONE.set(0);
+			RUNS.clear();
+			LOAD_LAGS.clear();
 			long start = System.nanoTime();
 			enqueue(noOp, tasks);
 			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
@@ -72,7 +86,15 @@ final class QueueBench {
 				throw new IllegalStateException("only " + DONE.get() + " of " + tasks + " tasks ran");
 			}
 			double perSecond = tasks * 1e9 / (LAST_DONE_NANOS.get() - start);
+			long[] loadLags = LOAD_LAGS.stream().mapToLong(Long::longValue).toArray();
 			double drain = drain(producer.getBean(TaskQueue.class), queue, tasks, deadline);
+			// Every task of both phases ran, once.
+			long lost = 0;
+			for (int i = 0; i < tasks; i++) {
+				lost += RUNS.containsKey("task-" + i) ? 0 : 1;
+				lost += RUNS.containsKey("drain-" + i) ? 0 : 1;
+			}
+			long ranTwice = RUNS.values().stream().filter((count) -> count > 1).count();
 			LAGS.clear();
 			for (int i = 0; i < lagSamples; i++) {
 				noOp.run("lag-" + i, Workloads.nowMicros());
@@ -83,7 +105,8 @@ final class QueueBench {
 			}
 			long[] lags = LAGS.stream().mapToLong(Long::longValue).toArray();
 			return new Result(enqueues, perSecond, drain, Stats.percentile(lags, 50) / 1000.0,
-					Stats.percentile(lags, 99) / 1000.0, tasks);
+					Stats.percentile(lags, 99) / 1000.0, Stats.percentile(loadLags, 50) / 1000.0,
+					Stats.percentile(loadLags, 99) / 1000.0, lost, ranTwice, tasks);
 		}
 	}
 
@@ -112,7 +135,7 @@ final class QueueBench {
 	}
 
 	private static void enqueue(NoOp noOp, int tasks) throws Exception {
-		onEightThreads(tasks, (i) -> noOp.run("task-" + i, 0));
+		onEightThreads(tasks, (i) -> noOp.run("task-" + i, Workloads.nowMicros()));
 	}
 
 	/**
@@ -164,13 +187,16 @@ final class QueueBench {
 
 		@QueuedTask(queue = "${bench.queue}", id = "#id")
 		public void run(String id, long dueMicros) {
-			if (dueMicros > 0) {
+			if (id.startsWith("lag-")) {
 				LAGS.add(Workloads.nowMicros() - dueMicros);
+				return;
 			}
-			else {
-				DONE.incrementAndGet();
-				LAST_DONE_NANOS.accumulateAndGet(System.nanoTime(), Math::max);
+			if (dueMicros > 0) {
+				LOAD_LAGS.add(Workloads.nowMicros() - dueMicros);
 			}
+			RUNS.merge(id, 1, Integer::sum);
+			DONE.incrementAndGet();
+			LAST_DONE_NANOS.accumulateAndGet(System.nanoTime(), Math::max);
 		}
 
 	}

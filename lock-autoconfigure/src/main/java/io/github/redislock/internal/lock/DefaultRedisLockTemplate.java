@@ -547,6 +547,24 @@ public class DefaultRedisLockTemplate
 		return this.readWriteCommands;
 	}
 
+	/**
+	 * Return how many lock release messages this instance has received so far (for
+	 * measuring; an instance receives those of the locks its threads wait for).
+	 * @return the count
+	 */
+	public long releaseMessagesReceived() {
+		return this.signals.receivedCount();
+	}
+
+	/**
+	 * Return on how many locks' release channels this instance listens now: those its
+	 * threads wait for.
+	 * @return the count
+	 */
+	public int releaseChannelsListening() {
+		return this.signals.listeningCount();
+	}
+
 	ReleaseSignals signals() {
 		return this.signals;
 	}

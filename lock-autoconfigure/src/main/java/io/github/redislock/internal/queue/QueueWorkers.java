@@ -77,6 +77,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
 
+	/** Per queue: acknowledgements of finished tasks, sent in groups. */
+	private final Map<String, Acknowledgements> acknowledgements = new ConcurrentHashMap<>();
+
 	private volatile @Nullable RedisMessageListenerContainer notifications;
 
 	private volatile @Nullable ApplicationEventPublisher events;
@@ -338,6 +341,11 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 	}
 
+	private Acknowledgements acknowledgements(String queueName) {
+		return this.acknowledgements.computeIfAbsent(queueName, (name) -> new Acknowledgements(this.queue, name,
+				this.settings.deadLetterMaxSize(), this.settings.deadLetterMaxAge()));
+	}
+
 	/**
 	 * Record a task's outcome, if this worker still holds its claim. Runs with the
 	 * thread's interrupt flag cleared (an interrupted thread cannot wait for Redis's
@@ -348,15 +356,16 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisTaskQueue.ClaimedTask task = run.task();
 		boolean interrupted = Thread.interrupted();
 		try {
-			boolean[] settled = this.queue.settle(task.queue(), action, argument, this.settings.deadLetterMaxSize(),
-					this.settings.deadLetterMaxAge(), List.of(task));
-			if (!settled[0]) {
+			boolean settled = action.equals("ack") ? acknowledgements(task.queue()).acknowledge(task)
+					: this.queue.settle(task.queue(), action, argument, this.settings.deadLetterMaxSize(),
+							this.settings.deadLetterMaxAge(), List.of(task))[0];
+			if (!settled) {
 				QueuePoller.claimLost(this.queue, run,
 						"another worker claimed it after its visibility timeout passed without a renewal");
 				logger.debug("Outcome (" + action + ") of task '" + Printable.of(task.id()) + "' of queue '"
 						+ task.queue() + "' dropped: its claim was lost");
 			}
-			return settled[0];
+			return settled;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not record the outcome (" + action + ") of task '" + Printable.of(task.id())
