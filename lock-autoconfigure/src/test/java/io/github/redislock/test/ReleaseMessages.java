@@ -17,8 +17,9 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Listens on one lock's release channel as the starter's waiters do ({@code SSUBSCRIBE}
- * on a Redis Cluster, {@code SUBSCRIBE} on one server) and keeps what arrives.
+ * Listens on one channel and keeps what arrives: a lock's release channel as the
+ * starter's waiters do ({@code SSUBSCRIBE} on a Redis Cluster, {@code SUBSCRIBE} on one
+ * server), or any channel with classic {@code SUBSCRIBE}.
  */
 public final class ReleaseMessages implements AutoCloseable {
 
@@ -35,6 +36,20 @@ public final class ReleaseMessages implements AutoCloseable {
 	 * return once Redis confirmed it.
 	 */
 	public static ReleaseMessages listen(LettuceConnectionFactory connectionFactory, String channel) throws Exception {
+		return listen(connectionFactory, channel, true);
+	}
+
+	/**
+	 * Subscribe to {@code channel} with classic {@code SUBSCRIBE}, also on a Redis
+	 * Cluster, and return once Redis confirmed it.
+	 */
+	public static ReleaseMessages listenClassic(LettuceConnectionFactory connectionFactory, String channel)
+			throws Exception {
+		return listen(connectionFactory, channel, false);
+	}
+
+	private static ReleaseMessages listen(LettuceConnectionFactory connectionFactory, String channel, boolean sharded)
+			throws Exception {
 		byte[] name = channel.getBytes(StandardCharsets.UTF_8);
 		if (connectionFactory.getRequiredNativeClient() instanceof RedisClusterClient cluster) {
 			StatefulRedisClusterPubSubConnection<byte[], byte[]> connection = cluster
@@ -48,8 +63,18 @@ public final class ReleaseMessages implements AutoCloseable {
 					messages.add(message);
 				}
 
+				@Override
+				public void message(RedisClusterNode node, byte[] channel, byte[] message) {
+					messages.add(message);
+				}
+
 			});
-			connection.async().ssubscribe(name).get(10, TimeUnit.SECONDS);
+			if (sharded) {
+				connection.async().ssubscribe(name).get(10, TimeUnit.SECONDS);
+			}
+			else {
+				connection.async().subscribe(name).get(10, TimeUnit.SECONDS);
+			}
 			return messages;
 		}
 		StatefulRedisPubSubConnection<byte[], byte[]> connection = ((RedisClient) connectionFactory

@@ -98,9 +98,11 @@ public final class Benchmarks {
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redis.port()));
 			try (StatefulRedisConnection<String, String> connection = client.connect()) {
 				boolean rewrite = options.containsKey("write") && only.isEmpty() && picked.isEmpty();
-				// A full run draws into the document's images; a partial one under target/.
-				Path chartFolder = rewrite ? Path.of(options.get("write")).toAbsolutePath().getParent()
-					.resolve("images/benchmarks") : Path.of("lock-benchmarks/target/charts");
+				// A full run draws into the document's images; a partial one under
+				// target/.
+				Path chartFolder = rewrite
+						? Path.of(options.get("write")).toAbsolutePath().getParent().resolve("images/benchmarks")
+						: Path.of("lock-benchmarks/target/charts");
 				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, redis, connection.sync(),
 						new Charts(chartFolder));
 				benchmarks.runAll();
@@ -189,8 +191,8 @@ public final class Benchmarks {
 	}
 
 	/**
-	 * Lines of a grid whose headings begin with a number (thread counts): x that
-	 * number, y the median over rounds.
+	 * Lines of a grid whose headings begin with a number (thread counts): x that number,
+	 * y the median over rounds.
 	 */
 	private static List<Charts.Line> lines(Report.Grid grid) {
 		List<Charts.Line> lines = new ArrayList<>();
@@ -511,13 +513,15 @@ public final class Benchmarks {
 		this.report.grid("", grid, true, 0);
 		for (String id : List.of("starter-watchdog", "starter-fixed")) {
 			for (int threads : threadCounts) {
-				this.targets.atLeast("Uncontended pairs/s, " + Columns.title(id) + ", " + threads(threads)
-						+ ": ≥ 0.9× the raw floor", ratios(grid, Columns.title(id), threads(threads)), 0.9, "×");
+				this.targets.atLeast(
+						"Uncontended pairs/s, " + Columns.title(id) + ", " + threads(threads)
+								+ ": ≥ 0.9× the raw floor",
+						ratios(grid, Columns.title(id), threads(threads)), 0.9, "×");
 			}
 		}
-		chart("Uncontended pairs per second against threads", (charts) -> charts.lines("uncontended.png",
-				"Uncontended lock + unlock pairs per second", "threads (own key each)", "pairs per second",
-				lines(grid), true, false));
+		chart("Uncontended pairs per second against threads",
+				(charts) -> charts.lines("uncontended.png", "Uncontended lock + unlock pairs per second",
+						"threads (own key each)", "pairs per second", lines(grid), true, false));
 	}
 
 	/**
@@ -581,8 +585,9 @@ public final class Benchmarks {
 		this.report.grid("", grid, true, 1);
 		for (String id : List.of("starter-watchdog", "starter-fixed")) {
 			for (String heading : List.of("acquire p50 µs", "release p50 µs")) {
-				this.targets.atMost("Single-thread " + heading.replace(" µs", "") + ", " + Columns.title(id)
-						+ ": ≤ 1.1× the floor", ratios(grid, Columns.title(id), heading), 1.1, "×");
+				this.targets.atMost(
+						"Single-thread " + heading.replace(" µs", "") + ", " + Columns.title(id) + ": ≤ 1.1× the floor",
+						ratios(grid, Columns.title(id), heading), 1.1, "×");
 			}
 		}
 	}
@@ -633,16 +638,17 @@ public final class Benchmarks {
 		}
 		for (String id : List.of("starter-watchdog", "starter-fixed")) {
 			for (int threads : List.of(16, 64)) {
-				this.targets.atLeast("Contended pairs/s, one process, " + Columns.title(id) + ", " + threads
-						+ " threads: ≥ 1.1× Redisson", ratios(versusRedisson, Columns.title(id), threads + " threads"),
-						1.1, "×");
+				this.targets.atLeast(
+						"Contended pairs/s, one process, " + Columns.title(id) + ", " + threads
+								+ " threads: ≥ 1.1× Redisson",
+						ratios(versusRedisson, Columns.title(id), threads + " threads"), 1.1, "×");
 			}
 		}
 		this.targets.record("No lost update under contention, one process",
 				lost.isEmpty() ? "none" : String.join("; ", lost), lost.isEmpty());
-		chart("Contended pairs per second against threads, one process", (charts) -> charts.lines("contended.png",
-				"Contended pairs per second on one key, one process", "threads", "pairs per second", lines(grid),
-				true, false));
+		chart("Contended pairs per second against threads, one process",
+				(charts) -> charts.lines("contended.png", "Contended pairs per second on one key, one process",
+						"threads", "pairs per second", lines(grid), true, false));
 		this.report.heading("Contended pairs per second on one key, one process");
 		this.report.paragraph("Each pair increments a plain `int` under the lock; lost updates: "
 				+ (lost.isEmpty() ? "**none**." : String.join("; ", lost)));
@@ -694,9 +700,10 @@ public final class Benchmarks {
 		}
 		for (String id : List.of("starter-watchdog", "starter-fixed")) {
 			for (int threads : List.of(16, 64)) {
-				this.targets.atLeast("Contended pairs/s, two processes, " + Columns.title(id) + ", " + threads
-						+ " threads: ≥ 1.1× Redisson", ratios(versusRedisson, Columns.title(id), threads + " threads"),
-						1.1, "×");
+				this.targets.atLeast(
+						"Contended pairs/s, two processes, " + Columns.title(id) + ", " + threads
+								+ " threads: ≥ 1.1× Redisson",
+						ratios(versusRedisson, Columns.title(id), threads + " threads"), 1.1, "×");
 			}
 		}
 		this.targets.record("No lost update under contention, two processes",
@@ -780,8 +787,8 @@ public final class Benchmarks {
 				}
 				curves.add(new Charts.Line(Columns.title(id), x, y));
 			});
-			return charts.lines("handoff.png", "Hand-off latency between two processes, by percentile",
-					"percentile", "µs (log scale)", curves, false, true);
+			return charts.lines("handoff.png", "Hand-off latency between two processes, by percentile", "percentile",
+					"µs (log scale)", curves, false, true);
 		});
 		this.report.heading("Hand-off latency between two processes (holder's unlock returns → waiter's lock returns)");
 		this.report.paragraph("200 hand-offs per round and column (20 for the spin lock, which polls every 100 ms);"
@@ -817,9 +824,10 @@ public final class Benchmarks {
 							List.of(micros(commands0, commands1) / (double) locks), 12, "µs");
 					this.targets.atMost("Redis time per release, " + Columns.title(id) + ": ≤ 12 µs",
 							List.of(micros(commands1, commands2) / (double) locks), 12, "µs");
-					this.targets.atMost("Requests per uncontended acquire and per release, " + Columns.title(id)
-							+ ": one each", List.of((requests1 - requests0) / (double) locks,
-									(requests2 - requests1) / (double) locks), 1.0, "");
+					this.targets.atMost(
+							"Requests per uncontended acquire and per release, " + Columns.title(id) + ": one each",
+							List.of((requests1 - requests0) / (double) locks, (requests2 - requests1) / (double) locks),
+							1.0, "");
 				}
 				rows.add(List.of(Columns.title(id), per(requests1 - requests0, locks),
 						per(commands1[0] - commands0[0], locks), per(micros(commands0, commands1), locks),
@@ -920,15 +928,15 @@ public final class Benchmarks {
 						.add(requests / (double) ticks);
 					cpuPerTick.computeIfAbsent(Columns.title(id), (key) -> new ArrayList<>()).add(cpuMillisPerTick);
 					if (held == 100_000) {
-						memoryRows.add(List.of(Columns.title(id), Report.number((heapAfter - heapBefore) / (double) held, 0),
-								Report.number(redisBytesPerLock(id, prefix), 0)));
+						memoryRows
+							.add(List.of(Columns.title(id), Report.number((heapAfter - heapBefore) / (double) held, 0),
+									Report.number(redisBytesPerLock(id, prefix), 0)));
 						if (id.startsWith("starter")) {
 							this.targets.atMost("Watchdog, 100,000 locks held: requests per tick ≤ 200",
 									List.of(requests / (double) ticks), 200, "");
-							this.targets.atMost(
-									"Watchdog, 100,000 locks held: client CPU ≤ 5 % of one core (default lease,"
-											+ " a tick every 10 s)",
-									List.of(cpuMillisPerTick / 10_000 * 100), 5, "%");
+							this.targets
+								.atMost("Watchdog, 100,000 locks held: client CPU ≤ 5 % of one core (default lease,"
+										+ " a tick every 10 s)", List.of(cpuMillisPerTick / 10_000 * 100), 5, "%");
 						}
 					}
 					lockers.forEach(Column.Locker::unlock);
@@ -948,16 +956,22 @@ public final class Benchmarks {
 				+ " Redisson: its lock hash), mean over 200 locks.");
 		this.report.table("", List.of("client heap bytes per held lock", "Redis bytes per held lock"), memoryRows);
 		List<Double> x = counts.stream().map(Integer::doubleValue).toList();
-		chart("Watchdog requests per tick against locks held", (charts) -> charts.lines("watchdog-requests.png",
-				"Watchdog requests per renewal tick", "locks held", "requests per tick", requestsPerTick.entrySet()
-					.stream()
-					.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
-					.toList(), true, true));
-		chart("Watchdog client CPU per tick against locks held", (charts) -> charts.lines("watchdog-cpu.png",
-				"Watchdog client CPU per renewal tick", "locks held", "CPU ms per tick", cpuPerTick.entrySet()
-					.stream()
-					.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
-					.toList(), true, true));
+		chart("Watchdog requests per tick against locks held",
+				(charts) -> charts.lines("watchdog-requests.png", "Watchdog requests per renewal tick", "locks held",
+						"requests per tick",
+						requestsPerTick.entrySet()
+							.stream()
+							.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
+							.toList(),
+						true, true));
+		chart("Watchdog client CPU per tick against locks held",
+				(charts) -> charts.lines("watchdog-cpu.png", "Watchdog client CPU per renewal tick", "locks held",
+						"CPU ms per tick",
+						cpuPerTick.entrySet()
+							.stream()
+							.map((entry) -> new Charts.Line(entry.getKey(), x, entry.getValue()))
+							.toList(),
+						true, true));
 	}
 
 	/**
@@ -1030,8 +1044,10 @@ public final class Benchmarks {
 			after.add(result.receivedPerInstancePerRelease());
 			before.add(result.sharedChannelPerInstancePerRelease());
 			if (instances == 10) {
-				this.targets.record("Scale, 10 instances, 1,000 contended names: an instance receives release"
-						+ " messages only for the locks it waits on", String.format(Locale.ROOT,
+				this.targets.record(
+						"Scale, 10 instances, 1,000 contended names: an instance receives release"
+								+ " messages only for the locks it waits on",
+						String.format(Locale.ROOT,
 								"%.4f messages per instance per release (one channel for all locks: %.4f); channels"
 										+ " still listened on after the run: %d",
 								result.receivedPerInstancePerRelease(), result.sharedChannelPerInstancePerRelease(),
@@ -1048,15 +1064,17 @@ public final class Benchmarks {
 				+ " instances' listeners got, per instance per release. One channel for all locks (the design before"
 				+ " issue #19, where every instance that had waited once listened to every release): each instance"
 				+ " receives every published message, so per instance per release it is the published share.");
-		this.report.table("instances", List.of("pairs/s", "releases", "published per release",
-				"received per instance per release", "one channel for all locks: per instance per release",
-				"most received by one instance", "channels still listened on after the run"), rows);
-		chart("Release messages per instance per release against instances", (charts) -> charts.lines(
-				"scale-messages.png", "Release messages received per instance per release", "instances",
-				"messages per instance per release",
-				List.of(new Charts.Line("per-lock channels (now)", x, after),
-						new Charts.Line("one channel for all locks (before)", x, before)),
-				false, false));
+		this.report.table("instances",
+				List.of("pairs/s", "releases", "published per release", "received per instance per release",
+						"one channel for all locks: per instance per release", "most received by one instance",
+						"channels still listened on after the run"),
+				rows);
+		chart("Release messages per instance per release against instances",
+				(charts) -> charts.lines("scale-messages.png", "Release messages received per instance per release",
+						"instances", "messages per instance per release",
+						List.of(new Charts.Line("per-lock channels (now)", x, after),
+								new Charts.Line("one channel for all locks (before)", x, before)),
+						false, false));
 	}
 
 	// Read locks: 16 readers on one read-write lock.
@@ -1127,26 +1145,31 @@ public final class Benchmarks {
 		QueueBench.Result result = QueueBench.run(this.redis.port(), 20_000, 300);
 		this.report.heading("Task queue (`@QueuedTask`, no-op tasks)");
 		this.report.paragraph("One round: " + Report.number(result.tasks(), 0) + " tasks enqueued from 8 threads;"
-				+ " end to end with two worker instances of 8 workers each, from the first enqueue to the last task"
-				+ " done; draining: the same number of tasks all due at one instant, enqueued beforehand, from"
-				+ " that instant to the last task done; lag from due time to start over 300 tasks enqueued 10 ms"
-				+ " apart to idle workers.");
+				+ " end to end with two worker instances of 8 workers each, after a warm-up run of as many tasks,"
+				+ " from the first enqueue to the last task done; then 30,000 tasks enqueued at 10,000 per second"
+				+ " (paced), with the lag from each enqueue to its task's start; draining: the same number of tasks"
+				+ " all due at one instant, enqueued beforehand, from that instant to the last task done; lag from"
+				+ " due time to start over 300 tasks enqueued 10 ms apart to idle workers. Every task of the"
+				+ " measured runs is checked to have run exactly once.");
 		this.report.table("", List.of("value"),
 				List.of(List.of("enqueues per second", Report.number(result.enqueuesPerSecond(), 0)),
 						List.of("tasks per second, end to end", Report.number(result.tasksPerSecond(), 0)),
 						List.of("tasks per second, draining a backlog", Report.number(result.drainPerSecond(), 0)),
-						List.of("enqueue-to-start lag p50, end to end", Report.number(result.loadLagP50Millis(), 1) + " ms"),
-						List.of("enqueue-to-start lag p99, end to end", Report.number(result.loadLagP99Millis(), 1) + " ms"),
+						List.of("enqueue-to-start lag p50, 10,000 tasks/s for 3 s",
+								Report.number(result.loadLagP50Millis(), 1) + " ms"),
+						List.of("enqueue-to-start lag p99, 10,000 tasks/s for 3 s",
+								Report.number(result.loadLagP99Millis(), 1) + " ms"),
 						List.of("due-to-start lag p50, idle workers", Report.number(result.lagP50Millis(), 1) + " ms"),
 						List.of("due-to-start lag p99, idle workers", Report.number(result.lagP99Millis(), 1) + " ms"),
 						List.of("tasks lost (end to end and draining)", Long.toString(result.lost())),
 						List.of("tasks run more than once", Long.toString(result.ranTwice()))));
 		this.targets.atLeast("Queue: no-op tasks per second end to end, a producer and two worker instances ≥ 10,000",
 				List.of(result.tasksPerSecond()), 10_000, "tasks/s");
-		this.targets.atMost("Queue: enqueue-to-start lag p99 at that rate ≤ 50 ms",
+		this.targets.atMost("Queue: enqueue-to-start lag p99 at 10,000 tasks/s ≤ 50 ms",
 				List.of(result.loadLagP99Millis()), 50, "ms");
 		this.targets.record("Queue: no task lost or run twice (checked by the run)",
-				result.lost() + " lost, " + result.ranTwice() + " ran twice", result.lost() == 0 && result.ranTwice() == 0);
+				result.lost() + " lost, " + result.ranTwice() + " ran twice",
+				result.lost() == 0 && result.ranTwice() == 0);
 	}
 
 	// Memory after many distinct names.

@@ -16,6 +16,7 @@ import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.AxesChartStyler;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -54,8 +55,8 @@ final class Charts {
 	 * @param logY whether the y axis is logarithmic
 	 * @return the file's path relative to the report
 	 */
-	String lines(String file, String title, String xTitle, String yTitle, List<Line> lines, boolean logX,
-			boolean logY) throws IOException {
+	String lines(String file, String title, String xTitle, String yTitle, List<Line> lines, boolean logX, boolean logY)
+			throws IOException {
 		XYChart chart = new XYChartBuilder().width(WIDTH)
 			.height(HEIGHT)
 			.title(title)
@@ -104,7 +105,7 @@ final class Charts {
 		return save(chart, file);
 	}
 
-	private static void style(Styler styler) {
+	private static void style(AxesChartStyler styler) {
 		styler.setChartBackgroundColor(Color.WHITE);
 		styler.setPlotBackgroundColor(Color.WHITE);
 		styler.setPlotGridLinesColor(new Color(0xDDDDDD));

@@ -11,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
 import io.github.redislock.annotation.QueuedTask;
@@ -73,19 +74,14 @@ final class QueueBench {
 				ConfigurableApplicationContext second = context(port, queue, 8);
 				ConfigurableApplicationContext producer = context(port, queue, 0)) {
 			NoOp noOp = producer.getBean(NoOp.class);
-			DONE.set(0);
-			RUNS.clear();
-			LOAD_LAGS.clear();
-			long start = System.nanoTime();
-			enqueue(noOp, tasks);
 			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
-			while (DONE.get() < tasks && System.nanoTime() < deadline) {
-				Measure.sleep(5);
-			}
-			if (DONE.get() < tasks) {
-				throw new IllegalStateException("only " + DONE.get() + " of " + tasks + " tasks ran");
-			}
-			double perSecond = tasks * 1e9 / (LAST_DONE_NANOS.get() - start);
+			// Warm-up: the same run, not measured (fresh contexts run interpreted code).
+			endToEnd(noOp, "warm-", tasks, 0, deadline);
+			RUNS.clear();
+			double perSecond = endToEnd(noOp, "task-", tasks, 0, deadline);
+			// At the target rate: is every task started soon after it was enqueued?
+			LOAD_LAGS.clear();
+			endToEnd(noOp, "paced-", PACED_RATE * 3, PACED_RATE, deadline);
 			long[] loadLags = LOAD_LAGS.stream().mapToLong(Long::longValue).toArray();
 			double drain = drain(producer.getBean(TaskQueue.class), queue, tasks, deadline);
 			// Every task of both phases ran, once.
@@ -93,6 +89,9 @@ final class QueueBench {
 			for (int i = 0; i < tasks; i++) {
 				lost += RUNS.containsKey("task-" + i) ? 0 : 1;
 				lost += RUNS.containsKey("drain-" + i) ? 0 : 1;
+			}
+			for (int i = 0; i < PACED_RATE * 3; i++) {
+				lost += RUNS.containsKey("paced-" + i) ? 0 : 1;
 			}
 			long ranTwice = RUNS.values().stream().filter((count) -> count > 1).count();
 			LAGS.clear();
@@ -108,6 +107,36 @@ final class QueueBench {
 					Stats.percentile(lags, 99) / 1000.0, Stats.percentile(loadLags, 50) / 1000.0,
 					Stats.percentile(loadLags, 99) / 1000.0, lost, ranTwice, tasks);
 		}
+	}
+
+	/** Tasks per second of the paced run, whose lag is measured. */
+	static final int PACED_RATE = 10_000;
+
+	/**
+	 * Enqueue {@code tasks} from eight threads, flat out or at {@code rate} per second,
+	 * and wait until all ran.
+	 * @return tasks per second from the first enqueue to the last task done
+	 */
+	private static double endToEnd(NoOp noOp, String prefix, int tasks, int rate, long deadline) throws Exception {
+		DONE.set(0);
+		long start = System.nanoTime();
+		onEightThreads(tasks, (i) -> {
+			if (rate > 0) {
+				long due = start + (long) (i * 1e9 / rate);
+				long wait;
+				while ((wait = due - System.nanoTime()) > 0) {
+					LockSupport.parkNanos(wait);
+				}
+			}
+			noOp.run(prefix + i, Workloads.nowMicros());
+		});
+		while (DONE.get() < tasks && System.nanoTime() < deadline) {
+			Measure.sleep(5);
+		}
+		if (DONE.get() < tasks) {
+			throw new IllegalStateException("only " + DONE.get() + " of " + tasks + " tasks ran");
+		}
+		return tasks * 1e9 / (LAST_DONE_NANOS.get() - start);
 	}
 
 	/**

@@ -37,8 +37,8 @@ final class ScaleBench {
 	 * @param pairsPerSecond lock + unlock pairs per second, all instances
 	 * @param stillListening release channels some instance listened on after the run
 	 */
-	record Result(int instances, long releases, long published, long received, long mostReceived,
-			double pairsPerSecond, int stillListening) {
+	record Result(int instances, long releases, long published, long received, long mostReceived, double pairsPerSecond,
+			int stillListening) {
 
 		/** Messages received per instance per release. */
 		double receivedPerInstancePerRelease() {
@@ -46,9 +46,9 @@ final class ScaleBench {
 		}
 
 		/**
-		 * Messages each instance would have received per release with one channel for
-		 * all locks (the design before issue #19): every instance that ever waited
-		 * listened on it and received every published release.
+		 * Messages each instance would have received per release with one channel for all
+		 * locks (the design before issue #19): every instance that ever waited listened
+		 * on it and received every published release.
 		 */
 		double sharedChannelPerInstancePerRelease() {
 			return this.published / (double) this.releases;
@@ -56,8 +56,8 @@ final class ScaleBench {
 
 	}
 
-	static Result run(int port, RedisCommands<String, String> control, int instances, int threadsPerInstance,
-			int names, Duration hold, long warmUpMillis, long millis) throws InterruptedException {
+	static Result run(int port, RedisCommands<String, String> control, int instances, int threadsPerInstance, int names,
+			Duration hold, long warmUpMillis, long millis) throws InterruptedException {
 		List<LettuceConnectionFactory> factories = new ArrayList<>();
 		List<DefaultRedisLockTemplate> templates = new ArrayList<>();
 		String prefix = "scale:" + instances + ":" + System.nanoTime() + ":";

@@ -35,9 +35,8 @@ final class Targets {
 		}
 		double median = Stats.median(values);
 		long met = values.stream().filter((value) -> atMost ? value <= bound : value >= bound).count();
-		String verdict = (met == values.size()) ? "**met**"
-				: (atMost ? median <= bound : median >= bound) ? "met by the median, not in every round ("
-						+ met + " of " + values.size() + ")" : "**missed**";
+		String verdict = (met == values.size()) ? "**met**" : (atMost ? median <= bound : median >= bound)
+				? "met by the median, not in every round (" + met + " of " + values.size() + ")" : "**missed**";
 		String measured = format(median, unit) + ((values.size() > 1)
 				? " (" + format(Stats.min(values), unit) + "–" + format(Stats.max(values), unit) + ")" : "");
 		this.rows.add(List.of(target, measured, verdict));

@@ -59,6 +59,13 @@ final class LockKeyExpressions {
 
 	private final String @Nullable [] parameterNames;
 
+	/**
+	 * Per expression: the index of the argument it is, when it is no more than a
+	 * parameter reference ({@code #orderId}, {@code #p0}), else -1. Such an expression is
+	 * read straight from the arguments, without an evaluation.
+	 */
+	private final int[] arguments;
+
 	private LockKeyExpressions(String description, String label, String[] texts, Expression[] expressions,
 			String @Nullable [] parameterNames) {
 		this.description = description;
@@ -66,6 +73,23 @@ final class LockKeyExpressions {
 		this.texts = texts;
 		this.expressions = expressions;
 		this.parameterNames = parameterNames;
+		this.arguments = new int[expressions.length];
+		for (int i = 0; i < expressions.length; i++) {
+			this.arguments[i] = argumentIndex(expressions[i], parameterNames);
+		}
+	}
+
+	private static int argumentIndex(Expression expression, String @Nullable [] names) {
+		if (!(expression instanceof SpelExpression spel) || !(spel.getAST() instanceof VariableReference reference)
+				|| reference.getChildCount() != 0) {
+			return -1;
+		}
+		String variable = reference.toStringAST().substring(1);
+		var indexed = INDEXED_PARAMETER.matcher(variable);
+		if (indexed.matches()) {
+			return Integer.parseInt(indexed.group(1));
+		}
+		return (names != null) ? Arrays.asList(names).indexOf(variable) : -1;
 	}
 
 	static LockKeyExpressions parse(String description, Method method, String[] texts) {
@@ -197,6 +221,9 @@ final class LockKeyExpressions {
 	 * Evaluate the (first) expression for one call.
 	 */
 	@Nullable Object value(@Nullable Object[] arguments) {
+		if (this.arguments[0] >= 0) {
+			return arguments[this.arguments[0]];
+		}
 		return this.expressions[0].getValue(context(arguments));
 	}
 
@@ -223,10 +250,19 @@ final class LockKeyExpressions {
 	 * Evaluate the expressions for one call, joined with {@code :}.
 	 */
 	String join(@Nullable Object[] arguments) {
-		SimpleEvaluationContext context = context(arguments);
+		SimpleEvaluationContext context = null;
 		StringBuilder result = new StringBuilder();
 		for (int i = 0; i < this.expressions.length; i++) {
-			Object value = this.expressions[i].getValue(context);
+			Object value;
+			if (this.arguments[i] >= 0) {
+				value = arguments[this.arguments[i]];
+			}
+			else {
+				if (context == null) {
+					context = context(arguments);
+				}
+				value = this.expressions[i].getValue(context);
+			}
 			String text = (value != null) ? value.toString() : null;
 			if (text == null || text.isBlank()) {
 				throw new IllegalArgumentException(this.description + ": " + this.label + " expression '"

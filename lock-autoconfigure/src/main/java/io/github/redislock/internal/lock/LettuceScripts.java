@@ -3,6 +3,8 @@ package io.github.redislock.internal.lock;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -34,7 +36,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * more than the script on a fast network. Failures are translated as Spring Data Redis
  * translates them, so callers see the same {@link DataAccessException}s.
  */
-final class LettuceScripts {
+public final class LettuceScripts {
 
 	private static final LettuceExceptionConverter EXCEPTIONS = new LettuceExceptionConverter();
 
@@ -50,7 +52,7 @@ final class LettuceScripts {
 	 * Return a runner for the factory, or {@code null} when it does not share one native
 	 * connection (then scripts go through the factory's connections).
 	 */
-	static @Nullable LettuceScripts of(RedisConnectionFactory connectionFactory) {
+	public static @Nullable LettuceScripts of(RedisConnectionFactory connectionFactory) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.getShareNativeConnection()) {
 			return new LettuceScripts(lettuce);
 		}
@@ -61,7 +63,7 @@ final class LettuceScripts {
 	 * Run a script with an integer result, by EVALSHA, loading it with EVAL when Redis
 	 * does not have it.
 	 */
-	@Nullable Long run(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+	public @Nullable Long run(RedisScript<Long> script, byte[][] keys, byte[][] args) {
 		try {
 			return evalsha(commands(), script, keys, args,
 					this.connectionFactory.getClientConfiguration().getCommandTimeout());
@@ -69,6 +71,57 @@ final class LettuceScripts {
 		catch (RuntimeException ex) {
 			throw translate(ex);
 		}
+	}
+
+	/**
+	 * Run a script with a list result, by EVALSHA (EVAL when Redis does not have it), and
+	 * answer as Spring Data Redis's {@code StringRedisTemplate} would: bulk strings as
+	 * UTF-8 strings, integers as {@code Long}s, nested lists as lists.
+	 */
+	public @Nullable List<@Nullable Object> runList(RedisScript<?> script, byte[][] keys, byte[][] args) {
+		try {
+			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
+			Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
+			Object answer;
+			try {
+				answer = await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args), timeout);
+			}
+			catch (RedisNoScriptException ex) {
+				answer = await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+						ScriptOutputType.MULTI, keys, args), timeout);
+			}
+			return (answer instanceof List<?> list) ? strings(list) : null;
+		}
+		catch (RuntimeException ex) {
+			throw translate(ex);
+		}
+	}
+
+	private static List<@Nullable Object> strings(List<?> values) {
+		List<@Nullable Object> result = new ArrayList<>(values.size());
+		for (Object value : values) {
+			if (value instanceof byte[] bytes) {
+				result.add(new String(bytes, StandardCharsets.UTF_8));
+			}
+			else if (value instanceof List<?> nested) {
+				result.add(strings(nested));
+			}
+			else {
+				result.add(value);
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * Return the arguments of a script call as UTF-8 bytes.
+	 */
+	public static byte[][] bytes(List<String> values) {
+		byte[][] bytes = new byte[values.size()][];
+		for (int i = 0; i < bytes.length; i++) {
+			bytes[i] = values.get(i).getBytes(StandardCharsets.UTF_8);
+		}
+		return bytes;
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package io.github.redislock.internal.queue;
 
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redislock.internal.HashTags;
 
@@ -39,7 +41,12 @@ import org.springframework.util.Assert;
  */
 final class QueueKeys {
 
+	/** Queues whose keys are kept made, rather than made on every call. */
+	private static final int MAX_CACHED = 1000;
+
 	private final String prefix;
+
+	private final Map<String, List<String>> cache = new ConcurrentHashMap<>();
 
 	QueueKeys(String prefix) {
 		HashTags.checkPrefix(prefix);
@@ -50,12 +57,23 @@ final class QueueKeys {
 	 * Every key of a queue, in the order the scripts read them (see queue.lua).
 	 */
 	List<String> all(String queue) {
+		List<String> keys = this.cache.get(queue);
+		if (keys == null) {
+			keys = keys(queue);
+			if (this.cache.size() < MAX_CACHED) {
+				this.cache.put(queue, keys);
+			}
+		}
+		return keys;
+	}
+
+	private List<String> keys(String queue) {
 		Assert.hasText(queue, "Queue name must not be empty");
 		Assert.isTrue(queue.length() <= 500, () -> "Queue name is longer than 500 characters: " + queue);
 		String base = this.prefix + ":queue:" + HashTags.of(queue);
 		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
 				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads",
-				base + ":paused");
+				base + ":paused", base + ":idle");
 	}
 
 	/**

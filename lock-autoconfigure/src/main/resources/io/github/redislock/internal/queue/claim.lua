@@ -5,7 +5,8 @@
 -- as waiting tasks of their own, or, when they were claimed max-attempts times already, go
 -- to the dead letters. Aged dead letters are trimmed. A paused queue gives out no task.
 -- ARGV[1] max tasks, ARGV[2] visibility ms, ARGV[3] claimer id, ARGV[4] max attempts,
--- ARGV[5] max dead, ARGV[6] max dead age ms
+-- ARGV[5] max dead, ARGV[6] max dead age ms, ARGV[7] how long a worker that finds nothing waits
+-- at most before it looks again, ms (with a margin)
 -- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
 -- letters, then per task: id, handle, payload, token, attempt, context ('' when none)}
 local max_attempts = tonumber(ARGV[4])
@@ -81,6 +82,14 @@ else
   local later = redis.call('ZRANGEBYSCORE', READY, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
   if later[1] then
     next_due = tonumber(later[2]) - now
+  end
+end
+if taken == 0 then
+  -- This worker waits for a wake-up (or its next look, ARGV[7] ms at the latest): the next
+  -- enqueue of a due task is to send one.
+  local idle_ms = tonumber(ARGV[7])
+  if redis.call('PTTL', IDLE) < idle_ms then
+    redis.call('SET', IDLE, '1', 'PX', idle_ms)
   end
 end
 tidy()

@@ -1,9 +1,10 @@
 -- Shared by every queue script (prepended to each when it is loaded; static text, never
--- built from input). Key layout in QueueKeys: every script gets the same eleven keys.
+-- built from input). Key layout in QueueKeys: every script gets the same twelve keys.
 -- A task is one enqueued call with a handle of its own; tasks that share an id share
 -- nothing but the id.
-local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11]
+-- IDLE is present while some worker found nothing to claim and waits for a wake-up.
+local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])

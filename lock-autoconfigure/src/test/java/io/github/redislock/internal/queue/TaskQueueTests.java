@@ -10,6 +10,7 @@ import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
+import io.github.redislock.test.ReleaseMessages;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -34,10 +35,50 @@ class TaskQueueTests {
 
 	private final String queue;
 
+	private final RedisTarget redis;
+
 	TaskQueueTests(RedisMode mode, RedisTargets targets) {
 		RedisTarget redis = targets.get(mode);
+		this.redis = redis;
 		this.tasks = new RedisTaskQueue(redis.connectionFactory(), new JsonMapper(), "redislock");
 		this.queue = redis.lockName("queue-" + UUID.randomUUID());
+	}
+
+	/**
+	 * An enqueue wakes workers only while one of them idles (its last claim found
+	 * nothing): busy workers claim again as each task ends, so a stream of enqueues to a
+	 * busy queue sends no message per task.
+	 */
+	@Test
+	void anEnqueueWakesTheWorkersOnlyWhileOneIdles() throws Exception {
+		try (ReleaseMessages notifications = ReleaseMessages.listenClassic(this.redis.connectionFactory(),
+				"redislock:queue:ready")) {
+			// No worker has looked yet: nobody to wake.
+			this.tasks.enqueue(this.queue, "a", "x", null);
+			assertThat(claim()).containsExactly("a");
+			// This claim finds nothing: the worker idles from now on.
+			assertThat(claim()).isEmpty();
+			this.tasks.enqueue(this.queue, "b", "x", null);
+			// Woken already; the next due one goes with the claim it is about to make.
+			this.tasks.enqueue(this.queue, "c", "x", null);
+			this.tasks.enqueue(this.queue, "later", "x", Duration.ofMinutes(1));
+			assertThat(claim()).containsExactly("b", "c");
+			assertThat(claim()).isEmpty();
+			this.tasks.enqueue(this.queue, "d", "x", null);
+			// Messages arrive in order: once the one for "d" is in, any other would be
+			// too.
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> notifications.messages().stream().filter(this.queue::equals).count() >= 2);
+			assertThat(notifications.messages().stream().filter(this.queue::equals)).hasSize(2);
+		}
+	}
+
+	private List<String> claim() {
+		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
+			.tasks()
+			.stream()
+			.map(RedisTaskQueue.ClaimedTask::id)
+			.toList();
 	}
 
 	@Test
