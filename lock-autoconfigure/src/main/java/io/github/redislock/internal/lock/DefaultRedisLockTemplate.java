@@ -98,9 +98,12 @@ public class DefaultRedisLockTemplate
 		this.commands = new LockCommands(connectionFactory, this.keys, settings.minReplicasAcked(),
 				settings.replicaAckTimeout().toMillis());
 		this.readWriteCommands = new ReadWriteLockCommands(this.commands);
-		this.signals = new ReleaseSignals(connectionFactory, this.keys, this.instanceId, this::callbacks);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
 				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
+		// Idle release subscriptions are swept from the watchdog's scheduler: a Lettuce
+		// command sent without waiting for its answer.
+		this.signals = new ReleaseSignals(connectionFactory, this.keys, this.instanceId, this::callbacks,
+				this.watchdog.scheduler());
 		// Written from a thread of its own: a Redis that does not answer must not hold up
 		// the watchdog's renewals and deadline checks.
 		this.instanceRecordThread = EngineThreads.serial("redislock-instance-record");

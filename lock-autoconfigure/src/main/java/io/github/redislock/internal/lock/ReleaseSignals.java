@@ -1,5 +1,7 @@
 package io.github.redislock.internal.lock;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -7,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -20,6 +23,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Wakes the threads of this instance that wait for a lock when it is released.
@@ -27,17 +31,23 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * Every lock has a release channel of its own ({@link LockKeys#releaseChannel}), and this
  * instance listens on a lock's channel only while one of its threads waits for that lock:
  * the first waiter subscribes (and waits for Redis to confirm it before its next
- * attempt), the last one to leave unsubscribes. So an instance receives the release
- * messages of the locks it waits for, not those of every lock in the fleet. A release by
- * this instance wakes its own waiters directly; the message (releasing instance id, lock
- * key) wakes the others. A release message wakes only the longest waiting thread of this
- * instance for that lock, so a crowd of waiters does not rush Redis for one released
- * lock; the others stay parked until the next release. A waiter that leaves without using
- * its wake-up hands it to the next one.
+ * attempt); once the last one left, the subscription lingers for a moment
+ * ({@link #LINGER_NANOS}: a lock taken in turns does not subscribe and unsubscribe on
+ * every turn, and a waiter that got the lock returns without telling Redis) and then
+ * goes. So an instance receives the release messages of the locks it waits for (or waited
+ * for a moment ago), not those of every lock in the fleet. A release by this instance
+ * wakes its own waiters directly; the message (releasing instance id, lock key) wakes the
+ * others. A release message wakes only the longest waiting thread of this instance for
+ * that lock, so a crowd of waiters does not rush Redis for one released lock; the others
+ * stay parked until the next release. A waiter that leaves without using its wake-up
+ * hands it to the next one.
  */
 final class ReleaseSignals implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ReleaseSignals.class);
+
+	/** How long a release channel is still listened on after its last waiter left. */
+	static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final ConcurrentHashMap<String, Waiters> waiters = new ConcurrentHashMap<>();
 
@@ -51,6 +61,8 @@ final class ReleaseSignals implements AutoCloseable {
 
 	private final @Nullable ReleaseChannels fallback;
 
+	private final ScheduledFuture<?> sweep;
+
 	/** Raised by {@link #unsubscribe()}: queues of an earlier generation listen again. */
 	private final AtomicInteger generation = new AtomicInteger();
 
@@ -61,7 +73,7 @@ final class ReleaseSignals implements AutoCloseable {
 	 * @param executor where blocking connects and subscriptions run
 	 */
 	ReleaseSignals(RedisConnectionFactory connectionFactory, LockKeys keys, String instanceId,
-			Supplier<Executor> executor) {
+			Supplier<Executor> executor, TaskScheduler sweeper) {
 		this.keys = keys;
 		this.instanceId = instanceId;
 		PatternReleaseChannels patterns = new PatternReleaseChannels(connectionFactory, keys.releaseChannelPattern(),
@@ -74,6 +86,27 @@ final class ReleaseSignals implements AutoCloseable {
 		else {
 			this.channels = patterns;
 			this.fallback = null;
+		}
+		Duration period = Duration.ofNanos(LINGER_NANOS);
+		this.sweep = sweeper.scheduleAtFixedRate(this::stopIdle, Instant.now().plus(period), period);
+	}
+
+	/**
+	 * Stop listening on the release channels that nobody here has waited on for
+	 * {@link #LINGER_NANOS}.
+	 */
+	void stopIdle() {
+		long now = System.nanoTime();
+		for (String lockKey : this.waiters.keySet()) {
+			this.waiters.computeIfPresent(lockKey, (key, queue) -> {
+				if (!queue.isEmpty() || now - queue.idleSince < LINGER_NANOS) {
+					return queue;
+				}
+				if (queue.generation == this.generation.get()) {
+					this.channels.stop(queue.channel);
+				}
+				return null;
+			});
 		}
 	}
 
@@ -104,6 +137,10 @@ final class ReleaseSignals implements AutoCloseable {
 				}
 				listening.subscribed = listen(listening.channel);
 				result = listening;
+			}
+			else if (result.subscribed.isCompletedExceptionally()) {
+				// The subscription failed (Redis unreachable): try again.
+				result.subscribed = listen(result.channel);
 			}
 			result.addLast(waiter);
 			waiter.subscribed = result.subscribed;
@@ -140,11 +177,9 @@ final class ReleaseSignals implements AutoCloseable {
 				wake(queue.peekFirst());
 			}
 			if (queue.isEmpty()) {
-				// Nobody here waits for this lock any more: stop hearing its releases.
-				if (queue.generation == this.generation.get()) {
-					this.channels.stop(queue.channel);
-				}
-				return null;
+				// Nobody here waits for this lock any more: its releases stop being heard
+				// once the subscription lingered (stopIdle).
+				queue.idleSince = System.nanoTime();
 			}
 			return queue;
 		});
@@ -179,6 +214,9 @@ final class ReleaseSignals implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Return how many threads of this instance wait for a lock now.
+	 */
 	int waiterCount() {
 		int count = 0;
 		for (Deque<Waiter> queue : this.waiters.values()) {
@@ -188,7 +226,8 @@ final class ReleaseSignals implements AutoCloseable {
 	}
 
 	/**
-	 * Return how many locks this instance listens for now.
+	 * Return how many locks this instance listens for now: those it waits for, and those
+	 * whose last waiter left less than {@link #LINGER_NANOS} ago.
 	 */
 	int listeningCount() {
 		return this.waiters.size();
@@ -253,6 +292,7 @@ final class ReleaseSignals implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.sweep.cancel(false);
 		this.channels.close();
 		if (this.fallback != null) {
 			this.fallback.close();
@@ -270,6 +310,9 @@ final class ReleaseSignals implements AutoCloseable {
 		private final int generation;
 
 		private CompletableFuture<Void> subscribed = CompletableFuture.completedFuture(null);
+
+		/** When the last waiter left (written under the map's lock for this key). */
+		private long idleSince;
 
 		Waiters(String channel, int generation) {
 			this.channel = channel;

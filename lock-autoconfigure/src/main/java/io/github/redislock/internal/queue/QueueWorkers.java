@@ -77,6 +77,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private final Map<String, Handler> handlers = new ConcurrentHashMap<>();
 
+	/** The method to invoke per handler method and bean class, looked up once. */
+	private final Map<Invocable, Method> invocable = new ConcurrentHashMap<>();
+
 	/** Per queue: acknowledgements of finished tasks, sent in groups. */
 	private final Map<String, Acknowledgements> acknowledgements = new ConcurrentHashMap<>();
 
@@ -273,9 +276,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private void invoke(Handler handler, @Nullable Object[] arguments) throws Throwable {
 		Object bean = this.beanFactory.getBean(handler.beanName());
-		Method method = AopUtils.selectInvocableMethod(handler.method(), bean.getClass());
-		// Beans are often package-private classes with public methods.
-		ReflectionUtils.makeAccessible(method);
+		Method method = this.invocable.computeIfAbsent(new Invocable(handler.method(), bean.getClass()), (key) -> {
+			Method selected = AopUtils.selectInvocableMethod(key.method(), key.beanClass());
+			// Beans are often package-private classes with public methods.
+			ReflectionUtils.makeAccessible(selected);
+			return selected;
+		});
 		WORKER_CALL.set(handler.method());
 		try {
 			method.invoke(bean, arguments);
@@ -428,6 +434,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	}
 
 	record Handler(String beanName, Method method, TaskSettings taskSettings, QueueSettings settings) {
+	}
+
+	/**
+	 * A handler method on the class of the bean that runs it (a proxy's, say).
+	 */
+	private record Invocable(Method method, Class<?> beanClass) {
 	}
 
 }

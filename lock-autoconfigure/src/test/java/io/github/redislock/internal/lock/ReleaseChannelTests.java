@@ -111,7 +111,7 @@ class ReleaseChannelTests {
 		assertThat(waiterOfY.signals().receivedCount()).as("the release of y, not that of x").isOne();
 		assertThat(bystander.signals().receivedCount()).isZero();
 		assertThat(holder.signals().receivedCount()).isZero();
-		// Nobody waits any more: nobody listens any more.
+		// Nobody waits any more: after a moment, nobody listens any more.
 		await().atMost(WAKE_UP_BOUND).until(() -> subscribers(this.x) == 0 && subscribers(this.y) == 0);
 		assertThat(waiterOfX.signals().listeningCount()).isZero();
 		assertThat(waiterOfY.signals().listeningCount()).isZero();
