@@ -420,7 +420,8 @@ public class RedisLockProperties implements InitializingBean {
 
 		/**
 		 * Longest pause between two looks at an idle queue. Enqueued tasks that are due
-		 * at once wake the workers by a notification; this is the fallback, and bounds
+		 * at once wake idle workers by a notification (sent only while a worker idles;
+		 * busy workers look again as each task ends); this is the fallback, and bounds
 		 * how late a delayed task can start.
 		 */
 		private Duration pollInterval = Duration.ofSeconds(2);
