@@ -27,7 +27,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 final class Charts {
 
-	private static final int WIDTH = 760;
+	private static final int WIDTH = 900;
 
 	private static final int HEIGHT = 420;
 
@@ -66,8 +66,9 @@ final class Charts {
 		style(chart.getStyler());
 		chart.getStyler().setXAxisLogarithmic(logX);
 		chart.getStyler().setYAxisLogarithmic(logY);
-		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-		chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+		// One entry a line, beside the plot: a row of long column names does not fit.
+		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+		chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
 		int i = 0;
 		for (Line line : lines) {
 			if (line.x().isEmpty()) {
@@ -95,8 +96,9 @@ final class Charts {
 			.build();
 		style(chart.getStyler());
 		chart.getStyler().setYAxisLogarithmic(logY);
-		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
-		chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+		// One entry a line, beside the plot: a row of long column names does not fit.
+		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+		chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
 		int i = 0;
 		for (Map.Entry<String, List<Double>> entry : series.entrySet()) {
 			chart.addSeries(entry.getKey(), new ArrayList<>(categories), entry.getValue())
