@@ -34,7 +34,10 @@ import org.springframework.data.redis.core.script.RedisScript;
  * of a {@link LettuceConnectionFactory}: the same connection Spring Data Redis would use,
  * without creating a connection wrapper, proxies and serializers per call, which cost
  * more than the script on a fast network. Failures are translated as Spring Data Redis
- * translates them, so callers see the same {@link DataAccessException}s.
+ * translates them, so callers see the same {@link DataAccessException}s. Public for the
+ * task queue's scripts (another internal package).
+ *
+ * @since 0.1.0
  */
 public final class LettuceScripts {
 

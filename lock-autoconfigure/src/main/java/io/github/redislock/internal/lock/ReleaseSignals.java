@@ -71,6 +71,8 @@ final class ReleaseSignals implements AutoCloseable {
 	 * @param keys where the release channels are
 	 * @param instanceId this instance's id, first part of every release message it sends
 	 * @param executor where blocking connects and subscriptions run
+	 * @param sweeper where idle subscriptions are dropped ({@link #stopIdle()}, which
+	 * sends without waiting for an answer)
 	 */
 	ReleaseSignals(RedisConnectionFactory connectionFactory, LockKeys keys, String instanceId,
 			Supplier<Executor> executor, TaskScheduler sweeper) {
