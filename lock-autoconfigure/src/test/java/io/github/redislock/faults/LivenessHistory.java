@@ -20,6 +20,8 @@ final class LivenessHistory {
 
 	private final List<Wait> waits = new ArrayList<>();
 
+	private final Map<String, Integer> capacities = new LinkedHashMap<>();
+
 	/**
 	 * A hold that Redis may have kept from {@code fromMicros} until {@code untilMicros}
 	 * at the latest.
@@ -33,6 +35,23 @@ final class LivenessHistory {
 	 */
 	synchronized void held(String lock, long fromMicros, long untilMicros, String description) {
 		this.holds.add(new Extent(lock, fromMicros, untilMicros, description));
+	}
+
+	/**
+	 * The lock is a semaphore of {@code permits} permits: it is free whenever fewer holds
+	 * than that can exist.
+	 */
+	synchronized void capacity(String lock, int permits) {
+		this.capacities.put(lock, permits);
+	}
+
+	/**
+	 * The lock could not be taken by anyone from {@code fromMicros} to
+	 * {@code untilMicros} (its Redis node frozen or dead, say): not free then, whatever
+	 * the holds.
+	 */
+	synchronized void unavailable(String lock, long fromMicros, long untilMicros, String why) {
+		this.holds.add(new Extent(lock, fromMicros, untilMicros, "unavailable: " + why));
 	}
 
 	/**
@@ -63,6 +82,11 @@ final class LivenessHistory {
 				}
 			}
 			overlapping.sort(Comparator.comparingLong(Extent::fromMicros));
+			int capacity = this.capacities.getOrDefault(wait.lock(), 1);
+			if (capacity > 1) {
+				permitViolations(wait, overlapping, capacity, boundMicros, violations);
+				continue;
+			}
 			long free = wait.fromMicros();
 			Extent last = null;
 			for (Extent hold : overlapping) {
@@ -79,6 +103,40 @@ final class LivenessHistory {
 			}
 		}
 		return violations;
+	}
+
+	/**
+	 * Sweep the wait: wherever fewer holds than permits existed for longer than the
+	 * bound, a permit was free and nobody took it.
+	 */
+	private static void permitViolations(Wait wait, List<Extent> overlapping, int capacity, long boundMicros,
+			List<String> violations) {
+		List<long[]> events = new ArrayList<>();
+		for (Extent hold : overlapping) {
+			events.add(new long[] { Math.max(hold.fromMicros(), wait.fromMicros()), 1 });
+			events.add(new long[] { Math.min(hold.untilMicros(), wait.toMicros()), -1 });
+		}
+		// Ends before starts at the same instant: a hand-over leaves no gap.
+		events.sort(Comparator.<long[]>comparingLong((event) -> event[0]).thenComparingLong((event) -> event[1]));
+		int held = 0;
+		long freeSince = wait.fromMicros();
+		for (long[] event : events) {
+			int before = held;
+			held += (int) event[1];
+			if (before < capacity && held >= capacity) {
+				if (event[0] - freeSince > boundMicros) {
+					violations.add(describe(wait, freeSince, event[0], null) + " (" + before + " of " + capacity
+							+ " permits held)");
+				}
+			}
+			else if (before >= capacity && held < capacity) {
+				freeSince = event[0];
+			}
+		}
+		if (held < capacity && wait.toMicros() - freeSince > boundMicros) {
+			violations.add(describe(wait, freeSince, wait.toMicros(), null) + " (" + held + " of " + capacity
+					+ " permits held)");
+		}
 	}
 
 	private static String describe(Wait wait, long freeFrom, long freeTo, Extent last) {

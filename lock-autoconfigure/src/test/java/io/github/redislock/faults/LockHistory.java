@@ -31,6 +31,8 @@ final class LockHistory {
 
 	private final List<Write> writes = new ArrayList<>();
 
+	private final List<Permit> permits = new ArrayList<>();
+
 	/**
 	 * Return the wall clock in microseconds, comparable across processes on one machine.
 	 */
@@ -47,6 +49,16 @@ final class LockHistory {
 	}
 
 	/**
+	 * Record a believed-held permit of a semaphore of {@code permits} permits: at no
+	 * moment may more than that many be believed held, and of two permits whose intervals
+	 * do not overlap the later one has the greater token.
+	 */
+	synchronized void heldPermit(String client, String semaphore, int permits, long token, long fromMicros,
+			long toMicros) {
+		this.permits.add(new Permit(client, semaphore, permits, token, fromMicros, toMicros));
+	}
+
+	/**
 	 * Record a write a fenced resource accepted (in the order it accepted them).
 	 */
 	synchronized void accepted(String resource, String client, long token) {
@@ -54,7 +66,7 @@ final class LockHistory {
 	}
 
 	synchronized int holdCount() {
-		return this.holds.size();
+		return this.holds.size() + this.permits.size();
 	}
 
 	/**
@@ -88,6 +100,7 @@ final class LockHistory {
 				}
 			}
 		}
+		permitViolations(violations);
 		Map<String, Write> newest = new LinkedHashMap<>();
 		for (Write write : this.writes) {
 			Write previous = newest.get(write.resource());
@@ -99,6 +112,41 @@ final class LockHistory {
 			}
 		}
 		return violations;
+	}
+
+	private void permitViolations(List<String> violations) {
+		Map<String, List<Permit>> bySemaphore = new LinkedHashMap<>();
+		for (Permit permit : this.permits) {
+			if (permit.toMicros() < permit.fromMicros()) {
+				violations.add("permit held until before it was taken: " + permit);
+			}
+			bySemaphore.computeIfAbsent(permit.semaphore(), (key) -> new ArrayList<>()).add(permit);
+		}
+		for (List<Permit> held : bySemaphore.values()) {
+			held.sort(Comparator.comparingLong(Permit::fromMicros));
+			for (int i = 0; i < held.size(); i++) {
+				Permit permit = held.get(i);
+				// Everyone believed to hold a permit when this one was taken.
+				List<Permit> together = new ArrayList<>();
+				for (int j = 0; j < i; j++) {
+					Permit before = held.get(j);
+					if (before.toMicros() > permit.fromMicros()) {
+						together.add(before);
+					}
+					else if (before.token() >= permit.token()) {
+						violations.add("fencing token did not increase: " + before + " then " + permit);
+					}
+				}
+				together.add(permit);
+				if (together.size() > permit.permits()) {
+					violations.add(together.size() + " permits of " + permit.permits() + " believed held at once: "
+							+ together);
+				}
+			}
+		}
+	}
+
+	record Permit(String client, String semaphore, int permits, long token, long fromMicros, long toMicros) {
 	}
 
 	record Hold(String client, String lock, boolean shared, long token, long fromMicros, long toMicros) {

@@ -227,6 +227,22 @@ public final class LocalRedisServer extends RedisServer {
 		signal("CONT");
 	}
 
+	/**
+	 * Close the connections of every client in pub/sub mode
+	 * ({@code CLIENT KILL TYPE pubsub}), as a proxy or a network blip might.
+	 * @return how many were closed
+	 */
+	public long killPubSubClients() {
+		io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
+		try (io.lettuce.core.api.StatefulRedisConnection<String, String> connection = client
+			.connect(io.lettuce.core.RedisURI.create(host(), this.port))) {
+			return connection.sync().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
+	}
+
 	private void signal(String signal) {
 		Signals.send(this.process.pid(), signal);
 	}

@@ -6,13 +6,17 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -247,6 +251,152 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 		await("node " + replica + " to be master and the cluster ok",
 				() -> onNode(replica, (commands) -> commands.info("replication")).contains("role:master")
 						&& onNode(replica, RedisCommands::clusterInfo).contains("cluster_state:ok"));
+	}
+
+	/**
+	 * Return a new, started connection factory whose commands time out after
+	 * {@code commandTimeout} (so that a frozen node does not stall its callers for long),
+	 * and whose client follows failovers and slot moves: its topology is refreshed every
+	 * {@code refreshPeriod} and on every adaptive trigger (MOVED, ASK, persistent
+	 * reconnects), at most every {@code refreshPeriod}.
+	 */
+	public LettuceConnectionFactory connectionFactory(Duration commandTimeout, Duration refreshPeriod) {
+		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
+		for (LocalRedisServer node : this.nodes.subList(0, 3)) {
+			configuration.clusterNode(node.host(), node.port());
+		}
+		ClusterTopologyRefreshOptions refresh = ClusterTopologyRefreshOptions.builder()
+			.enablePeriodicRefresh(refreshPeriod)
+			.enableAllAdaptiveRefreshTriggers()
+			.adaptiveRefreshTriggersTimeout(refreshPeriod)
+			.build();
+		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
+			.commandTimeout(commandTimeout)
+			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
+			.build();
+		return this.factories.start(new LettuceConnectionFactory(configuration, client));
+	}
+
+	/**
+	 * Return which node serves a slot now, as the first live node in {@code among} that
+	 * answers says ({@code CLUSTER SLOTS}), or -1 when none is known.
+	 */
+	public int ownerOf(int slot, int... among) {
+		for (int node : among) {
+			if (!this.nodes.get(node).isAlive()) {
+				continue;
+			}
+			List<Object> ranges = onNode(node, (commands) -> commands.clusterSlots());
+			for (Object entry : ranges) {
+				List<?> range = (List<?>) entry;
+				if (((Number) range.get(0)).intValue() <= slot && ((Number) range.get(1)).intValue() >= slot) {
+					int port = Integer.parseInt(((List<?>) range.get(2)).get(1).toString());
+					for (int i = 0; i < this.nodes.size(); i++) {
+						if (this.nodes.get(i).port() == port) {
+							return i;
+						}
+					}
+				}
+			}
+			return -1;
+		}
+		return -1;
+	}
+
+	/**
+	 * Move one slot with its keys between any two masters (whatever nodes are masters
+	 * now, after failovers), as {@link #moveSlot} does; the new owner is announced to
+	 * every master in {@code masters} (live masters, neither frozen nor killed), and the
+	 * move is done once all of them see it.
+	 */
+	public void moveSlotAmong(int slot, int from, int to, int... masters) {
+		String fromId = onNode(from, RedisCommands::clusterMyId);
+		String toId = onNode(to, RedisCommands::clusterMyId);
+		LocalRedisServer target = this.nodes.get(to);
+		onNode(to, (commands) -> commands.clusterSetSlotImporting(slot, fromId));
+		onNode(from, (commands) -> {
+			commands.clusterSetSlotMigrating(slot, toId);
+			List<String> keys;
+			while (!(keys = commands.clusterGetKeysInSlot(slot, 100)).isEmpty()) {
+				commands.migrate(target.host(), target.port(), 0, 5000, io.lettuce.core.MigrateArgs.Builder.keys(keys));
+			}
+			return null;
+		});
+		onNode(to, (commands) -> commands.clusterSetSlotNode(slot, toId));
+		onNode(from, (commands) -> commands.clusterSetSlotNode(slot, toId));
+		for (int master : masters) {
+			if (master != to && master != from) {
+				onNode(master, (commands) -> commands.clusterSetSlotNode(slot, toId));
+			}
+		}
+		await("every master to see slot " + slot + " on node " + to,
+				() -> java.util.Arrays.stream(masters).allMatch((node) -> ownerOf(slot, node) == to));
+	}
+
+	/**
+	 * Fail a master over to its replica in coordination with it ({@code CLUSTER FAILOVER}
+	 * on the replica: it catches up with its master first, so no write is lost); the old
+	 * master becomes the replica of the new one. Waits until the replica is master, the
+	 * old master its replica in sync, and the cluster ok on both.
+	 */
+	public void failover(int replica, int master) {
+		onNode(replica, (commands) -> commands.clusterFailover(false, false));
+		await("node " + replica + " to take over from node " + master,
+				() -> onNode(replica, (commands) -> commands.info("replication")).contains("role:master")
+						&& onNode(master, (commands) -> commands.info("replication")).contains("master_link_status:up")
+						&& onNode(replica, RedisCommands::clusterInfo).contains("cluster_state:ok")
+						&& onNode(master, RedisCommands::clusterInfo).contains("cluster_state:ok"));
+	}
+
+	/**
+	 * Kill a node at once (SIGKILL), as a crash would.
+	 */
+	public void kill(int node) {
+		this.nodes.get(node).kill();
+	}
+
+	/**
+	 * Start a new, empty node on the port of a killed one and make it the replica of
+	 * {@code master}: the killed node's id is forgotten by every live node, the new one
+	 * meets the cluster, replicates {@code master} and is waited for until in sync.
+	 */
+	public void rejoinAsReplica(int killed, int master) {
+		LocalRedisServer dead = this.nodes.get(killed);
+		String masterId = onNode(master, RedisCommands::clusterMyId);
+		String deadId = null;
+		for (String line : onNode(master, RedisCommands::clusterNodes).split("\n")) {
+			if (line.contains(":" + dead.port() + "@")) {
+				deadId = line.split(" ")[0];
+			}
+		}
+		LocalRedisServer restarted = dead.restart();
+		this.nodes.set(killed, restarted);
+		dead.close();
+		if (deadId != null) {
+			String forget = deadId;
+			for (int node = 0; node < this.nodes.size(); node++) {
+				if (node != killed && this.nodes.get(node).isAlive()) {
+					onNode(node, (commands) -> commands.clusterForget(forget));
+				}
+			}
+		}
+		LocalRedisServer seed = this.nodes.get(master);
+		onNode(killed, (commands) -> commands.clusterMeet(seed.host(), seed.port()));
+		await("the restarted node " + killed + " to see its master",
+				() -> onNode(killed, RedisCommands::clusterNodes).contains(masterId));
+		onNode(killed, (commands) -> commands.clusterReplicate(masterId));
+		await("the restarted node " + killed + " to be in sync with node " + master,
+				() -> onNode(killed, (commands) -> commands.info("replication")).contains("master_link_status:up")
+						&& onNode(killed, RedisCommands::clusterInfo).contains("cluster_state:ok"));
+	}
+
+	/**
+	 * Close the connections of every client in pub/sub mode on one node
+	 * ({@code CLIENT KILL TYPE pubsub}), as a proxy or a server restart might.
+	 * @return how many were closed
+	 */
+	public long killPubSubClients(int node) {
+		return onNode(node, (commands) -> commands.clientKill(KillArgs.Builder.typePubsub()));
 	}
 
 	@Override
