@@ -22,6 +22,8 @@ final class LivenessHistory {
 
 	private final Map<String, Integer> capacities = new LinkedHashMap<>();
 
+	private final List<Extent> transitions = new ArrayList<>();
+
 	/**
 	 * A hold that Redis may have kept from {@code fromMicros} until {@code untilMicros}
 	 * at the latest.
@@ -52,6 +54,15 @@ final class LivenessHistory {
 	 */
 	synchronized void unavailable(String lock, long fromMicros, long untilMicros, String why) {
 		this.holds.add(new Extent(lock, fromMicros, untilMicros, "unavailable: " + why));
+	}
+
+	/**
+	 * Something happened to the lock's Redis from {@code fromMicros} to
+	 * {@code untilMicros} (a failover, say); only named in reports, next to a violation
+	 * that follows it.
+	 */
+	synchronized void transition(String lock, long fromMicros, long untilMicros, String what) {
+		this.transitions.add(new Extent(lock, fromMicros, untilMicros, what));
 	}
 
 	/**
@@ -109,7 +120,7 @@ final class LivenessHistory {
 	 * Sweep the wait: wherever fewer holds than permits existed for longer than the
 	 * bound, a permit was free and nobody took it.
 	 */
-	private static void permitViolations(Wait wait, List<Extent> overlapping, int capacity, long boundMicros,
+	private void permitViolations(Wait wait, List<Extent> overlapping, int capacity, long boundMicros,
 			List<String> violations) {
 		List<long[]> events = new ArrayList<>();
 		for (Extent hold : overlapping) {
@@ -139,10 +150,21 @@ final class LivenessHistory {
 		}
 	}
 
-	private static String describe(Wait wait, long freeFrom, long freeTo, Extent last) {
+	private String describe(Wait wait, long freeFrom, long freeTo, Extent last) {
+		Extent transition = null;
+		for (Extent candidate : this.transitions) {
+			if ((candidate.lock().equals(wait.lock()) || candidate.lock().equals("*"))
+					&& candidate.fromMicros() < freeTo
+					&& (transition == null || candidate.fromMicros() > transition.fromMicros())) {
+				transition = candidate;
+			}
+		}
+		String after = (transition == null) ? "" : "; last transition: " + transition.description() + ", ended "
+				+ (freeFrom - transition.untilMicros()) / 1000 + " ms before the free time began";
 		return "lock '" + wait.lock() + "' was free for " + (freeTo - freeFrom) / 1000 + " ms while " + wait.client()
 				+ " waited (" + wait.outcome() + ", waited " + (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)"
-				+ ((last != null && !last.description().isEmpty()) ? "; last hold before: " + last.description() : "");
+				+ ((last != null && !last.description().isEmpty()) ? "; last hold before: " + last.description() : "")
+				+ after;
 	}
 
 	record Extent(String lock, long fromMicros, long untilMicros, String description) {

@@ -52,7 +52,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Chaos through transitions (issue #27): two application instances (lock templates of
- * their own, with watchdog leases of 1.5 s and 3 s) take exclusive locks, both sides of
+ * their own, with watchdog leases of 1 s and 3 s) take exclusive locks, both sides of
  * read-write locks and semaphore permits from several threads each, with mixed leases
  * (watchdog, fixed and long, fixed and shorter than the work), mixed waits, some with
  * {@code holdAtLeast}, some as asynchronous holds, while a chaos thread drives the Redis
@@ -94,8 +94,12 @@ class TransitionChaosTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(1);
 
-	/** The watchdog leases of the two instances. */
-	private static final Duration[] WATCHDOG_LEASES = { Duration.ofMillis(1500), Duration.ofMillis(3000) };
+	/**
+	 * The watchdog leases of the two instances: renewed every third of it, so a renewal
+	 * of the first may be late by at most about 600 ms (less than a command timeout) and
+	 * the second's holds outlast a freeze.
+	 */
+	private static final Duration[] WATCHDOG_LEASES = { Duration.ofMillis(1000), Duration.ofMillis(3000) };
 
 	private static final Duration LONG_LEASE = Duration.ofSeconds(6);
 
@@ -105,6 +109,8 @@ class TransitionChaosTests {
 	private static final int PERMITS = 2;
 
 	private static final int THREADS_PER_INSTANCE = 4;
+
+	private static final long PAIR_SLICE_MILLIS = 4000;
 
 	/** How much longer than its lease Redis may keep a key (clocks, expiry cycle). */
 	private static final long MARGIN_MICROS = 100_000;
@@ -131,11 +137,19 @@ class TransitionChaosTests {
 
 	private final List<Touch> kills = new CopyOnWriteArrayList<>();
 
+	/** Pub/sub kills: no lock's hold may be lost to them; named next to violations. */
+	private final List<Touch> pubSubKills = new CopyOnWriteArrayList<>();
+
 	private final Map<Transition, AtomicInteger> performed = new EnumMap<>(Transition.class);
 
 	private final Waiter[] waiters = new Waiter[2 * THREADS_PER_INSTANCE];
 
 	private List<LockSpec> locks;
+
+	/** The locks the pair of workers hands to each other, in turn. */
+	private List<LockSpec> pairLocks;
+
+	private volatile long started;
 
 	private Set<Transition> transitions;
 
@@ -256,7 +270,12 @@ class TransitionChaosTests {
 			this.performed.put(transition, new AtomicInteger());
 		}
 		warmUp();
+		List<LockSpec> pairLocks = new ArrayList<>(
+				this.locks.stream().filter((spec) -> spec.kind() != Kind.SEMAPHORE).toList());
+		java.util.Collections.shuffle(pairLocks, new Random(seed));
+		this.pairLocks = pairLocks;
 		long started = System.nanoTime();
+		this.started = started;
 		long end = started + CHAOS.toNanos();
 		ExecutorService threads = Executors.newFixedThreadPool(this.waiters.length + 2);
 		try {
@@ -376,28 +395,41 @@ class TransitionChaosTests {
 	 */
 	private void operate(DefaultRedisLockTemplate instance, int worker, String client, Random random) {
 		Thread.interrupted();
-		LockSpec spec = this.locks.get(random.nextInt(this.locks.size()));
-		boolean write = spec.kind() == Kind.EXCLUSIVE || (spec.kind() == Kind.READ_WRITE && random.nextBoolean());
+		// The first two workers, one on each instance, hand one lock (exclusive or a
+		// write side, a new one every few seconds) to each other over and over, with
+		// long fixed leases and nobody else of their instance waiting: each hand-off
+		// needs the release message to cross instances, and the waiting instance keeps
+		// listening on the lock's channel across whatever transition comes. The others
+		// do anything.
+		boolean pair = worker < 2;
+		LockSpec spec = pair ? pairLock() : this.locks.get(random.nextInt(this.locks.size()));
+		boolean write = pair || spec.kind() == Kind.EXCLUSIVE
+				|| (spec.kind() == Kind.READ_WRITE && random.nextBoolean());
 		int leaseKind = random.nextInt(10);
-		Duration lease = (leaseKind < 4) ? null : (leaseKind < 8) ? LONG_LEASE : SHORT_LEASE;
+		Duration lease = pair ? LONG_LEASE : (leaseKind < 4) ? null : (leaseKind < 8) ? LONG_LEASE : SHORT_LEASE;
 		long holdAtLeastMillis = 0;
 		long workMillis;
 		if (lease == SHORT_LEASE) {
 			workMillis = SHORT_LEASE.toMillis() + 200 + random.nextInt(300);
 		}
 		else if (spec.kind() != Kind.SEMAPHORE && this.transitions.contains(Transition.HOLD_AT_LEAST)
-				&& random.nextInt(4) == 0) {
+				&& random.nextInt(pair ? 3 : 4) == 0) {
 			holdAtLeastMillis = 800 + random.nextInt(700);
 			workMillis = random.nextInt(300);
+			if (pair && random.nextBoolean()) {
+				// Renewed by the watchdog until the release: the release must not be
+				// stretched back to a whole lease.
+				lease = null;
+			}
 		}
 		else {
-			workMillis = 200 + random.nextInt(1300);
+			workMillis = pair ? 200 + random.nextInt(400) : 200 + random.nextInt(1300);
 		}
 		boolean async = random.nextInt(4) == 0;
-		int waitKind = random.nextInt(10);
-		Duration wait = (waitKind == 0) ? Duration.ZERO
-				: (waitKind == 1) ? Duration.ofMillis(3) : Duration.ofMillis(2500 + random.nextInt(3000));
-		boolean interruptible = wait.toMillis() > 100 && random.nextInt(3) == 0;
+		int waitKind = pair ? 9 : random.nextInt(10);
+		Duration wait = (waitKind == 0) ? Duration.ZERO : (waitKind == 1) ? Duration.ofMillis(3)
+				: pair ? Duration.ofSeconds(5) : Duration.ofMillis(2500 + random.nextInt(3000));
+		boolean interruptible = !pair && wait.toMillis() > 100 && random.nextInt(3) == 0;
 		String what = spec.kind().describe(write) + ", lease "
 				+ ((lease != null) ? lease.toMillis() + "ms"
 						: "watchdog " + WATCHDOG_LEASES[worker % 2].toMillis() + "ms")
@@ -477,6 +509,15 @@ class TransitionChaosTests {
 		Thread.interrupted();
 		this.holds.add(new HoldRecord(client, spec, write, what, lease, holdAtLeastMillis, WATCHDOG_LEASES[worker % 2],
 				token, sent, returned, lastConfirmed, lostSeen, releasing, released, release));
+	}
+
+	/**
+	 * Return the lock the pair of workers hands to each other now: each of the exclusive
+	 * locks and write sides in turn, for {@value #PAIR_SLICE_MILLIS} ms each.
+	 */
+	private LockSpec pairLock() {
+		long slice = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - this.started) / PAIR_SLICE_MILLIS;
+		return this.pairLocks.get((int) (slice % this.pairLocks.size()));
 	}
 
 	/**
@@ -607,15 +648,24 @@ class TransitionChaosTests {
 			// Granted at the latest attempt: at most a reply's way before it returned.
 			long from = Math.max(hold.sent(), hold.returned() - 100_000);
 			long until;
-			if (hold.release().equals("released") || hold.release().equals("lost")) {
-				// Deleted by the release (or gone before it); a minimum hold keeps it
-				// until then, timed by Redis from the acquisition.
+			if (hold.release().equals("released")) {
+				// Deleted by the release; a minimum hold keeps it until then, timed by
+				// Redis from the acquisition.
 				until = Math.max(hold.released(), hold.returned() + hold.holdAtLeastMillis() * 1000);
 			}
 			else {
-				// The release failed: Redis keeps it until its lease ends (the watchdog
-				// renews nothing after the release began).
-				until = hold.released() + hold.watchdogLease().toNanos() / 1000;
+				// Found lost, or the release failed: Redis may keep it until a lease
+				// after
+				// the last renewal ran, and a renewal sent to a frozen node runs when the
+				// node comes back.
+				long lastRenewal = hold.released();
+				for (Outage outage : this.outages) {
+					if (outage.lock().equals(hold.spec().name()) && outage.from() < hold.released()
+							&& outage.to() > hold.sent()) {
+						lastRenewal = Math.max(lastRenewal, outage.to());
+					}
+				}
+				until = lastRenewal + hold.watchdogLease().toNanos() / 1000;
 			}
 			if (hold.lease() != null) {
 				until = Math.min(until, hold.returned() + hold.lease().toNanos() / 1000);
@@ -625,6 +675,14 @@ class TransitionChaosTests {
 		}
 		for (Outage outage : this.outages) {
 			history.unavailable(outage.lock(), outage.from(), outage.to(), outage.why());
+		}
+		for (Touch touch : this.touches) {
+			for (String lock : touch.locks()) {
+				history.transition(lock, touch.from(), touch.to(), touch.what());
+			}
+		}
+		for (Touch kill : this.pubSubKills) {
+			history.transition("*", kill.from(), kill.to(), kill.what());
 		}
 		for (WaitRecord wait : this.waits) {
 			history.waited(wait.client(), wait.lock(), wait.from(), wait.to(), wait.outcome());
@@ -789,7 +847,8 @@ class TransitionChaosTests {
 				}
 				Transition transition = !firstRound.isEmpty() ? firstRound.remove(0)
 						: choices.get(random.nextInt(choices.size()));
-				int shard = random.nextInt(3);
+				// Half the time the shard of the lock the pair of workers hands over now.
+				int shard = random.nextBoolean() ? this.shardOf.get(pairLock().name()) : random.nextInt(3);
 				switch (transition) {
 					case SLOT_MOVE -> moveAndBack(random);
 					case FAILOVER -> failover(shard);
@@ -803,7 +862,8 @@ class TransitionChaosTests {
 
 		private void moveAndBack(Random random) {
 			List<LockSpec> specs = TransitionChaosTests.this.locks;
-			LockSpec spec = specs.get(random.nextInt(specs.size()));
+			// Half the time the lock the pair of workers hands over now.
+			LockSpec spec = random.nextBoolean() ? pairLock() : specs.get(random.nextInt(specs.size()));
 			int home = this.shardOf.get(spec.name());
 			int away = (home + 1 + random.nextInt(2)) % 3;
 			long from = LockHistory.nowMicros();
@@ -869,10 +929,13 @@ class TransitionChaosTests {
 		}
 
 		private void killPubSub() {
+			long from = LockHistory.nowMicros();
 			long killed = 0;
 			for (int node = 0; node < 6; node++) {
 				killed += this.cluster.killPubSubClients(node);
 			}
+			TransitionChaosTests.this.pubSubKills.add(new Touch(Transition.PUBSUB_KILL, Set.of(), from,
+					LockHistory.nowMicros(), "pub/sub connections killed (" + killed + ")"));
 			TransitionChaosTests.this.performed.get(Transition.PUBSUB_KILL).incrementAndGet();
 			System.out.println("TransitionChaosTests: killed " + killed + " pub/sub connection(s)");
 		}
@@ -917,7 +980,7 @@ class TransitionChaosTests {
 					this.server.pause();
 					try {
 						// Below the shorter watchdog lease.
-						pause(random, 300, 1200);
+						pause(random, 300, 800);
 					}
 					finally {
 						this.server.resume();
@@ -928,7 +991,10 @@ class TransitionChaosTests {
 					touched(Transition.FREEZE, all, from, to, "freeze of the server");
 				}
 				else if (transition == Transition.PUBSUB_KILL) {
+					long from = LockHistory.nowMicros();
 					long killed = this.server.killPubSubClients();
+					TransitionChaosTests.this.pubSubKills.add(new Touch(Transition.PUBSUB_KILL, Set.of(), from,
+							LockHistory.nowMicros(), "pub/sub connections killed (" + killed + ")"));
 					TransitionChaosTests.this.performed.get(Transition.PUBSUB_KILL).incrementAndGet();
 					System.out.println("TransitionChaosTests: killed " + killed + " pub/sub connection(s)");
 				}
