@@ -854,7 +854,7 @@ class TransitionChaosTests {
 					case FAILOVER -> failover(shard);
 					case KILL_MASTER -> killMaster(shard);
 					case FREEZE -> freeze(shard, random);
-					case PUBSUB_KILL -> killPubSub();
+					case PUBSUB_KILL -> killPubSub(random);
 					default -> throw new IllegalStateException(transition.id);
 				}
 			}
@@ -928,16 +928,25 @@ class TransitionChaosTests {
 			touched(Transition.FREEZE, locks, from, to, "freeze of master node " + node + " of shard " + shard);
 		}
 
-		private void killPubSub() {
+		/**
+		 * Kill the pub/sub connections on every master again and again for a moment (a
+		 * flapping proxy): release messages published while a connection is down are
+		 * lost, so waiters must find out otherwise.
+		 */
+		private void killPubSub(Random random) {
 			long from = LockHistory.nowMicros();
+			long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300 + random.nextInt(1200));
 			long killed = 0;
-			for (int node = 0; node < 6; node++) {
-				killed += this.cluster.killPubSubClients(node);
+			do {
+				for (int node : this.master) {
+					killed += this.cluster.killPubSubClients(node);
+				}
+				pause(random, 10, 50);
 			}
+			while (System.nanoTime() < until);
 			TransitionChaosTests.this.pubSubKills.add(new Touch(Transition.PUBSUB_KILL, Set.of(), from,
 					LockHistory.nowMicros(), "pub/sub connections killed (" + killed + ")"));
 			TransitionChaosTests.this.performed.get(Transition.PUBSUB_KILL).incrementAndGet();
-			System.out.println("TransitionChaosTests: killed " + killed + " pub/sub connection(s)");
 		}
 
 		@Override
@@ -991,12 +1000,18 @@ class TransitionChaosTests {
 					touched(Transition.FREEZE, all, from, to, "freeze of the server");
 				}
 				else if (transition == Transition.PUBSUB_KILL) {
+					// Again and again for a moment, as on the Cluster.
 					long from = LockHistory.nowMicros();
-					long killed = this.server.killPubSubClients();
+					long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300 + random.nextInt(1200));
+					long killed = 0;
+					do {
+						killed += this.server.killPubSubClients();
+						pause(random, 10, 50);
+					}
+					while (System.nanoTime() < until);
 					TransitionChaosTests.this.pubSubKills.add(new Touch(Transition.PUBSUB_KILL, Set.of(), from,
 							LockHistory.nowMicros(), "pub/sub connections killed (" + killed + ")"));
 					TransitionChaosTests.this.performed.get(Transition.PUBSUB_KILL).incrementAndGet();
-					System.out.println("TransitionChaosTests: killed " + killed + " pub/sub connection(s)");
 				}
 			}
 		}
