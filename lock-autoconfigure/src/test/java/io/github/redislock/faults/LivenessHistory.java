@@ -159,8 +159,13 @@ final class LivenessHistory {
 				transition = candidate;
 			}
 		}
-		String after = (transition == null) ? "" : "; last transition: " + transition.description() + ", ended "
-				+ (freeFrom - transition.untilMicros()) / 1000 + " ms before the free time began";
+		String after = "";
+		if (transition != null) {
+			long endedBefore = (freeFrom - transition.untilMicros()) / 1000;
+			after = "; last transition: " + transition.description()
+					+ ((endedBefore >= 0) ? ", ended " + endedBefore + " ms before the free time began"
+							: ", under way when the free time began (ended " + -endedBefore + " ms later)");
+		}
 		return "lock '" + wait.lock() + "' was free for " + (freeTo - freeFrom) / 1000 + " ms while " + wait.client()
 				+ " waited (" + wait.outcome() + ", waited " + (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)"
 				+ ((last != null && !last.description().isEmpty()) ? "; last hold before: " + last.description() : "")

@@ -515,6 +515,14 @@ class TransitionChaosTests {
 		Thread.interrupted();
 		this.holds.add(new HoldRecord(client, spec, write, what, lease, holdAtLeastMillis, WATCHDOG_LEASES[worker % 2],
 				token, sent, returned, lastConfirmed, lostSeen, releasing, released, release));
+		if (pair && holdAtLeastMillis > 0) {
+			// Stand back after a minimum hold, as a scheduled job does until its next
+			// tick: its partner, waiting on the other instance, must take the lock when
+			// the minimum hold ends, woken by Redis' news of it, not by its own re-try
+			// when the lease it last saw would end. (Staying, it would take the lock
+			// back itself and hide a partner left sleeping.)
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(4500));
+		}
 	}
 
 	/**
