@@ -717,8 +717,9 @@ class TransitionChaosTests {
 				continue;
 			}
 			if (hold.token() < 0) {
-				violations.add("acquisition failed on a healthy lock: " + hold.client() + " " + hold.what() + " "
-						+ hold.release() + " after " + (hold.returned() - hold.sent()) / 1000 + " ms");
+				violations.add("acquisition failed on healthy lock '" + hold.spec().name() + "': " + hold.client() + " "
+						+ hold.what() + " " + hold.release() + " after " + (hold.returned() - hold.sent()) / 1000
+						+ " ms");
 				continue;
 			}
 			if (hold.lease() == SHORT_LEASE) {
@@ -727,11 +728,12 @@ class TransitionChaosTests {
 			}
 			String event = this.lostEvents.get(hold.spec().name() + "#" + hold.token());
 			if (hold.lostSeen() || !hold.release().equals("released") || event != null) {
-				violations.add("hold of a healthy lock lost: " + hold.client() + " " + hold.what() + ", token "
-						+ hold.token() + ", held " + (hold.lastConfirmed() - hold.returned()) / 1000 + " ms"
-						+ (hold.lostSeen() ? ", seen lost while held" : "") + ", release " + hold.release()
-						+ ((event != null) ? ", lock-lost event from " + event : "") + "; last transition before: "
-						+ lastTransitionBefore(hold.sent()));
+				violations
+					.add("hold of healthy lock '" + hold.spec().name() + "' lost: " + hold.client() + " " + hold.what()
+							+ ", token " + hold.token() + ", held " + (hold.lastConfirmed() - hold.returned()) / 1000
+							+ " ms" + (hold.lostSeen() ? ", seen lost while held" : "") + ", release " + hold.release()
+							+ ((event != null) ? ", lock-lost event from " + event : "") + "; last transition before: "
+							+ lastTransitionBefore(hold.sent()));
 			}
 		}
 		return violations;

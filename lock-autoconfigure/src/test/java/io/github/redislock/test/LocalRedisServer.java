@@ -214,6 +214,14 @@ public final class LocalRedisServer extends RedisServer {
 	}
 
 	/**
+	 * Start a new, empty server from the same program with the same arguments on another
+	 * free port (a replacement for this one).
+	 */
+	public LocalRedisServer startAnother() {
+		return startProgram(this.binary, this.arguments);
+	}
+
+	/**
 	 * Freeze the process (SIGSTOP): it keeps its connections but answers nothing.
 	 */
 	public void pause() {

@@ -340,12 +340,57 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 	 * old master its replica in sync, and the cluster ok on both.
 	 */
 	public void failover(int replica, int master) {
-		onNode(replica, (commands) -> commands.clusterFailover(false, false));
-		await("node " + replica + " to take over from node " + master,
-				() -> onNode(replica, (commands) -> commands.info("replication")).contains("role:master")
-						&& onNode(master, (commands) -> commands.info("replication")).contains("master_link_status:up")
+		String replicaId = onNode(replica, RedisCommands::clusterMyId);
+		String masterId = onNode(master, RedisCommands::clusterMyId);
+		// A master ignores a failover request from a node it does not know as its
+		// replica, and the other masters vote only for a replica of a known master:
+		// after a failover or a re-join, the news spreads by gossip first.
+		await("every master to know node " + replica + " as the replica of node " + master,
+				() -> mastersNow().stream()
+					.allMatch((node) -> java.util.Arrays.stream(onNode(node, RedisCommands::clusterNodes).split("\n"))
+						.anyMatch((line) -> line.startsWith(replicaId + " ") && line.contains("slave " + masterId))));
+		long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+		boolean promoted = false;
+		while (!promoted) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Node " + replica + " did not take over from node " + master);
+			}
+			onNode(replica, (commands) -> commands.clusterFailover(false, false));
+			// A manual failover that gets no answer is given up after 5 s; ask again.
+			long attempt = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(7);
+			while (!(promoted = onNode(replica, (commands) -> commands.info("replication")).contains("role:master"))
+					&& System.nanoTime() < attempt) {
+				sleep(50);
+			}
+		}
+		await("node " + master + " to replicate node " + replica + " and the cluster ok",
+				() -> onNode(master, (commands) -> commands.info("replication")).contains("master_link_status:up")
 						&& onNode(replica, RedisCommands::clusterInfo).contains("cluster_state:ok")
 						&& onNode(master, RedisCommands::clusterInfo).contains("cluster_state:ok"));
+	}
+
+	/**
+	 * Return the live nodes that are masters now.
+	 */
+	private List<Integer> mastersNow() {
+		List<Integer> masters = new ArrayList<>();
+		for (int node = 0; node < this.nodes.size(); node++) {
+			if (this.nodes.get(node).isAlive()
+					&& onNode(node, (commands) -> commands.info("replication")).contains("role:master")) {
+				masters.add(node);
+			}
+		}
+		return masters;
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
 	}
 
 	/**
@@ -356,9 +401,10 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 	}
 
 	/**
-	 * Start a new, empty node on the port of a killed one and make it the replica of
-	 * {@code master}: the killed node's id is forgotten by every live node, the new one
-	 * meets the cluster, replicates {@code master} and is waited for until in sync.
+	 * Start a new, empty node in place of a killed one (on a port of its own) and make it
+	 * the replica of {@code master}: the killed node's id is forgotten by every live
+	 * node, the new one meets the cluster, replicates {@code master} and is waited for
+	 * until in sync.
 	 */
 	public void rejoinAsReplica(int killed, int master) {
 		LocalRedisServer dead = this.nodes.get(killed);
@@ -369,7 +415,10 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 				deadId = line.split(" ")[0];
 			}
 		}
-		LocalRedisServer restarted = dead.restart();
+		// On another port: a blank node answering on the dead one's address would be
+		// taken for it by clients that knew it (Lettuce may route commands to it, or
+		// read its one-node topology, until the next refresh).
+		LocalRedisServer restarted = dead.startAnother();
 		this.nodes.set(killed, restarted);
 		dead.close();
 		if (deadId != null) {
