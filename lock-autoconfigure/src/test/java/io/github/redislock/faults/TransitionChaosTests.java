@@ -802,6 +802,7 @@ class TransitionChaosTests {
 	private void touched(Transition transition, Set<String> locks, long from, long to, String what) {
 		this.touches.add(new Touch(transition, locks, from, to, what));
 		this.performed.get(transition).incrementAndGet();
+		System.out.println("TransitionChaosTests: " + what + " took " + (to - from) / 1000 + " ms");
 	}
 
 	private void unavailable(Set<String> locks, long from, long to, String why) {
