@@ -49,13 +49,14 @@ final class LockHistory {
 	}
 
 	/**
-	 * Record a believed-held permit of a semaphore of {@code permits} permits: at no
-	 * moment may more than that many be believed held, and of two permits whose intervals
-	 * do not overlap the later one has the greater token.
+	 * Record a believed-held permit of a semaphore of {@code permits} permits, asked for
+	 * at {@code sentMicros}: at no moment may more than that many be believed held, and a
+	 * permit asked for after another one was no longer believed held has the greater
+	 * token (one asked for earlier may have been granted earlier, whenever it returned).
 	 */
-	synchronized void heldPermit(String client, String semaphore, int permits, long token, long fromMicros,
-			long toMicros) {
-		this.permits.add(new Permit(client, semaphore, permits, token, fromMicros, toMicros));
+	synchronized void heldPermit(String client, String semaphore, int permits, long token, long sentMicros,
+			long fromMicros, long toMicros) {
+		this.permits.add(new Permit(client, semaphore, permits, token, sentMicros, fromMicros, toMicros));
 	}
 
 	/**
@@ -133,7 +134,7 @@ final class LockHistory {
 					if (before.toMicros() > permit.fromMicros()) {
 						together.add(before);
 					}
-					else if (before.token() >= permit.token()) {
+					else if (before.toMicros() < permit.sentMicros() && before.token() >= permit.token()) {
 						violations.add("fencing token did not increase: " + before + " then " + permit);
 					}
 				}
@@ -146,7 +147,8 @@ final class LockHistory {
 		}
 	}
 
-	record Permit(String client, String semaphore, int permits, long token, long fromMicros, long toMicros) {
+	record Permit(String client, String semaphore, int permits, long token, long sentMicros, long fromMicros,
+			long toMicros) {
 	}
 
 	record Hold(String client, String lock, boolean shared, long token, long fromMicros, long toMicros) {

@@ -37,6 +37,7 @@ import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.RedisCluster;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -326,20 +327,25 @@ class TransitionChaosTests {
 		System.out.println("TransitionChaosTests (" + mode + "): ran " + ran + " ms; " + this.holds.size() + " holds, "
 				+ this.waits.size() + " waits, transitions " + this.performed + ", outages " + this.outages.size()
 				+ ", lost-lock events " + this.lostEvents.size());
-		LockHistory safety = safetyHistory();
-		assertThat(first(safety.violations())).as("safety (" + mode + "), seed " + seed).isEmpty();
-		assertThat(first(healthyHoldsLost())).as("holds of healthy locks lost (" + mode + "), seed " + seed).isEmpty();
-		assertThat(first(livenessHistory().violations(TimeUnit.MILLISECONDS.toMicros(LIVENESS_BOUND_MILLIS))))
+		// Every check, so that one run tells all it found.
+		SoftAssertions checks = new SoftAssertions();
+		checks.assertThat(first(safetyHistory().violations())).as("safety (" + mode + "), seed " + seed).isEmpty();
+		checks.assertThat(first(healthyHoldsLost()))
+			.as("holds of healthy locks lost (" + mode + "), seed " + seed)
+			.isEmpty();
+		checks.assertThat(first(livenessHistory().violations(TimeUnit.MILLISECONDS.toMicros(LIVENESS_BOUND_MILLIS))))
 			.as("liveness (" + mode + "), seed " + seed)
 			.isEmpty();
-		assertThat(leftOver).as("holds left over after the run (" + mode + "), seed " + seed).isEmpty();
+		checks.assertThat(leftOver).as("holds left over after the run (" + mode + "), seed " + seed).isEmpty();
 		// Not empty: something happened, and what was selected did happen.
-		assertThat(this.holds.size()).as("holds recorded").isGreaterThan(50);
-		assertThat(this.waits.size()).as("waits recorded").isGreaterThan(20);
+		checks.assertThat(this.holds.size()).as("holds recorded").isGreaterThan(50);
+		checks.assertThat(this.waits.size()).as("waits recorded").isGreaterThan(20);
 		for (Transition transition : this.transitions) {
-			assertThat(this.performed.get(transition).get()).as(transition.id + " performed (seed " + seed + ")")
+			checks.assertThat(this.performed.get(transition).get())
+				.as(transition.id + " performed (seed " + seed + ")")
 				.isPositive();
 		}
+		checks.assertAll();
 	}
 
 	private static List<String> first(List<String> violations) {
@@ -628,7 +634,7 @@ class TransitionChaosTests {
 			}
 			switch (hold.spec().kind()) {
 				case SEMAPHORE -> history.heldPermit(hold.client(), hold.spec().name(), PERMITS, hold.token(),
-						hold.returned(), until);
+						hold.sent(), hold.returned(), until);
 				case READ_WRITE -> {
 					if (hold.write()) {
 						history.held(hold.client(), hold.spec().name(), hold.token(), hold.returned(), until);
