@@ -305,9 +305,14 @@ class TransitionChaosTests {
 				Random interrupts = new Random(seed - 2);
 				work.add(threads.submit(() -> {
 					while (System.nanoTime() < end) {
-						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(150 + interrupts.nextInt(400)));
-						if (this.waiters[interrupts.nextInt(this.waiters.length)].interrupt()) {
-							this.performed.get(Transition.INTERRUPT).incrementAndGet();
+						LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100 + interrupts.nextInt(300)));
+						// One of the workers waiting now, if any.
+						int first = interrupts.nextInt(this.waiters.length);
+						for (int i = 0; i < this.waiters.length; i++) {
+							if (this.waiters[(first + i) % this.waiters.length].interrupt()) {
+								this.performed.get(Transition.INTERRUPT).incrementAndGet();
+								break;
+							}
 						}
 					}
 					return null;
@@ -438,7 +443,7 @@ class TransitionChaosTests {
 		int waitKind = pair ? 9 : random.nextInt(10);
 		Duration wait = (waitKind == 0) ? Duration.ZERO : (waitKind == 1) ? Duration.ofMillis(3)
 				: pair ? Duration.ofSeconds(5) : Duration.ofMillis(2500 + random.nextInt(3000));
-		boolean interruptible = !pair && wait.toMillis() > 100 && random.nextInt(3) == 0;
+		boolean interruptible = !pair && wait.toMillis() > 100 && random.nextBoolean();
 		String what = spec.kind().describe(write) + ", lease "
 				+ ((lease != null) ? lease.toMillis() + "ms"
 						: "watchdog " + WATCHDOG_LEASES[worker % 2].toMillis() + "ms")
