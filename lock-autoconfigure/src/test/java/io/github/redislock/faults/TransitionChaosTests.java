@@ -77,7 +77,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <li>Liveness ({@link LivenessHistory}): whenever a lock is surely free and someone
  * waits for it with time left, a waiter gets it within {@value #LIVENESS_BOUND_MILLIS}
  * ms; only the windows in which the lock's slot is truly unreachable (its master frozen,
- * or killed until its replica took over) do not count as free.</li>
+ * killed until its replica took over and a new replica joined, or pausing writes for a
+ * coordinated failover) do not count as free.</li>
  * <li>Afterwards every lock is free again within the longest lease (no leaked permit or
  * hold).</li>
  * </ol>
@@ -112,6 +113,12 @@ class TransitionChaosTests {
 	private static final int THREADS_PER_INSTANCE = 4;
 
 	private static final long PAIR_SLICE_MILLIS = 4000;
+
+	/**
+	 * How long after a shard changed master its masters vote for a replica of it again
+	 * (twice the cluster node timeout).
+	 */
+	private static final long MASTERS_VOTE_AGAIN_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	/** How much longer than its lease Redis may keep a key (clocks, expiry cycle). */
 	private static final long MARGIN_MICROS = 100_000;
@@ -841,6 +848,9 @@ class TransitionChaosTests {
 
 		private volatile int frozen = -1;
 
+		/** When each shard last changed master (nanoTime), or 0. */
+		private final long[] changed = new long[3];
+
 		ClusterChaos(RedisCluster cluster) {
 			this.cluster = cluster;
 			for (LockSpec spec : TransitionChaosTests.this.locks) {
@@ -877,6 +887,22 @@ class TransitionChaosTests {
 						: choices.get(random.nextInt(choices.size()));
 				// Half the time the shard of the lock the pair of workers hands over now.
 				int shard = random.nextBoolean() ? this.shardOf.get(pairLock().name()) : random.nextInt(3);
+				if ((transition == Transition.FAILOVER || transition == Transition.KILL_MASTER)
+						&& this.changed[shard] != 0
+						&& System.nanoTime() - this.changed[shard] < MASTERS_VOTE_AGAIN_NANOS) {
+					// The masters would not vote for a replica of that shard yet, and a
+					// manual failover would only pause its master again and again.
+					shard = -1;
+					for (int candidate = 0; candidate < 3; candidate++) {
+						if (this.changed[candidate] == 0
+								|| System.nanoTime() - this.changed[candidate] >= MASTERS_VOTE_AGAIN_NANOS) {
+							shard = candidate;
+						}
+					}
+					if (shard < 0) {
+						continue;
+					}
+				}
 				switch (transition) {
 					case SLOT_MOVE -> moveAndBack(random);
 					case FAILOVER -> failover(shard);
@@ -912,7 +938,12 @@ class TransitionChaosTests {
 			int old = this.master[shard];
 			this.master[shard] = this.replica[shard];
 			this.replica[shard] = old;
-			touched(Transition.FAILOVER, locks, from, LockHistory.nowMicros(),
+			long to = LockHistory.nowMicros();
+			this.changed[shard] = System.nanoTime();
+			// During a manual failover the master accepts no writes until its replica
+			// took over (for up to 5 s per attempt).
+			unavailable(locks, from, to, "coordinated failover of shard " + shard + ": its master paused writes");
+			touched(Transition.FAILOVER, locks, from, to,
 					"coordinated failover of shard " + shard + " to node " + this.master[shard]);
 		}
 
@@ -925,6 +956,7 @@ class TransitionChaosTests {
 			long takenOver = LockHistory.nowMicros();
 			this.master[shard] = this.replica[shard];
 			this.replica[shard] = killed;
+			this.changed[shard] = System.nanoTime();
 			TransitionChaosTests.this.kills.add(new Touch(Transition.KILL_MASTER, locks, from, takenOver, "kill"));
 			this.cluster.rejoinAsReplica(killed, this.master[shard]);
 			long rejoined = LockHistory.nowMicros();
