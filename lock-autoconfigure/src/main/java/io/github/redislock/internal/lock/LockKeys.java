@@ -38,6 +38,8 @@ final class LockKeys {
 	 */
 	static final int MAX_NAME_LENGTH = 1000;
 
+	private static final String RELEASED = ":released";
+
 	private final String prefix;
 
 	private final String channelPattern;
@@ -100,7 +102,16 @@ final class LockKeys {
 	 * lock's write side, a semaphore's permits
 	 */
 	String releaseChannel(String signalKey) {
-		return signalKey + ":released";
+		return signalKey + RELEASED;
+	}
+
+	/**
+	 * Return the key whose waiters a release channel wakes (the inverse of
+	 * {@link #releaseChannel}).
+	 */
+	String signalKeyOf(String releaseChannel) {
+		return releaseChannel.endsWith(RELEASED)
+				? releaseChannel.substring(0, releaseChannel.length() - RELEASED.length()) : releaseChannel;
 	}
 
 	/**
