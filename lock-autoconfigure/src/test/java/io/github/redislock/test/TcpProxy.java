@@ -169,8 +169,19 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	 * Close every open connection but those that subscribed to a channel.
 	 */
 	public void cutCommandConnections() {
+		cut(false);
+	}
+
+	/**
+	 * Close the open connections that subscribed to a channel, and no other.
+	 */
+	public void cutSubscriberConnections() {
+		cut(true);
+	}
+
+	private void cut(boolean subscribers) {
 		for (Socket socket : this.sockets) {
-			if (!this.subscribers.contains(socket)) {
+			if (this.subscribers.contains(socket) == subscribers) {
 				closeQuietly(socket);
 				this.sockets.remove(socket);
 			}

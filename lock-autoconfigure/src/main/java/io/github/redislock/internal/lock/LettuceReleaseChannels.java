@@ -377,7 +377,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			lost = new ArrayList<>(this.channels.values());
 		}
 		logger.info("The connection for lock release messages did not answer a PING within " + ANSWER_TIMEOUT
-				+ "; listening on a new one: " + why);
+				+ " (cut off, or not reconnected by then); listening on a new one: " + why);
 		closeQuietly(connection);
 		lost(lost, false);
 	}
@@ -413,10 +413,12 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 		});
 	}
 
+	/**
+	 * Ping a connection. One that is reconnecting answers once it is back (the PING waits
+	 * for the reconnect, as the subscriptions do), so only a connection that stays away,
+	 * or never answers, misses the deadline.
+	 */
 	private CompletableFuture<String> ping(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
-		if (!connection.isOpen()) {
-			return CompletableFuture.failedFuture(new IllegalStateException("Disconnected"));
-		}
 		return AsyncTimeouts.within(connection.async().ping().toCompletableFuture(), ANSWER_TIMEOUT,
 				() -> new TimeoutException("PING not answered within " + ANSWER_TIMEOUT));
 	}

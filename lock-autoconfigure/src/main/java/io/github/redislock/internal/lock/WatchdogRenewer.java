@@ -24,15 +24,15 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * <p>
  * One tick renews every held lock with one script call per batch of up to
  * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
- * per lock. The batches of a tick are all sent at once without waiting for their answers,
- * each with one deadline, the tick's period: a node that hangs (or a connection that lost
- * its answers) holds up only the renewals of its own slots, never those of the healthy
- * nodes, and a renewal without an answer by the next tick is simply sent again. A renewal
- * that finds the lock gone or taken, or a hold whose local deadline passes before a
- * renewal reached Redis, marks the hold lost. A hold that reached its maximum hold time
- * is no longer renewed: it runs out with its current lease. Deadlines are checked on a
- * thread of their own, so a renewal stuck on an unresponsive connection cannot delay the
- * loss of a hold past its deadline.
+ * per lock. The batches of a tick are all sent at once without waiting for their answers
+ * (each answer is waited for at most a lease, as long as it can matter): a node that
+ * hangs (or a connection that lost its answers) holds up only the renewals of its own
+ * slots, never those of the healthy nodes, and the next tick sends its renewals whether
+ * or not the last ones were answered. A renewal that finds the lock gone or taken, or a
+ * hold whose local deadline passes before a renewal reached Redis, marks the hold lost. A
+ * hold that reached its maximum hold time is no longer renewed: it runs out with its
+ * current lease. Deadlines are checked on a thread of their own, so a renewal stuck on an
+ * unresponsive connection cannot delay the loss of a hold past its deadline.
  */
 final class WatchdogRenewer implements AutoCloseable {
 
@@ -60,8 +60,12 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private volatile Boolean cluster;
 
-	/** How often the leases are renewed, and how long a renewal's answer may take. */
-	private final Duration period;
+	/**
+	 * How long a renewal's answer is waited for: as long as it can still matter (a lease:
+	 * the hold's local deadline counts from when the renewal was sent), so a slow answer
+	 * still counts; the next tick does not wait for it.
+	 */
+	private final Duration answerDeadline;
 
 	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
 			IntConsumer onRenewed, Runnable eachTick) {
@@ -73,7 +77,7 @@ final class WatchdogRenewer implements AutoCloseable {
 		this.onLost = onLost;
 		this.scheduler = EngineThreads.scheduler("redislock-watchdog", 2);
 		Duration period = Duration.ofMillis(Math.max(1, leaseMillis / 3));
-		this.period = period;
+		this.answerDeadline = Duration.ofMillis(Math.max(1, leaseMillis));
 		this.scheduler.scheduleAtFixedRate(this::renewAll, Instant.now().plus(period), period);
 		Duration checkPeriod = Duration.ofMillis(Math.max(1, Math.min(period.toMillis(), MAX_CHECK_PERIOD_MILLIS)));
 		this.scheduler.scheduleAtFixedRate(this::checkDeadlines, Instant.now().plus(checkPeriod), checkPeriod);
@@ -120,7 +124,7 @@ final class WatchdogRenewer implements AutoCloseable {
 		long sent = System.nanoTime();
 		CompletableFuture<boolean[]> renewal;
 		try {
-			renewal = this.commands.renewAsync(keys, owners, this.leaseMillis, this.period);
+			renewal = this.commands.renewAsync(keys, owners, this.leaseMillis, this.answerDeadline);
 		}
 		catch (RuntimeException ex) {
 			renewal = CompletableFuture.failedFuture(ex);

@@ -15,6 +15,8 @@ import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.github.redislock.test.TcpProxy;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -154,9 +156,23 @@ class ReleaseConnectionFaultTests {
 	 */
 	@Test
 	void aWaiterArrivingWhileTheReleaseConnectionReconnectsOpensNoSecondOne() throws Exception {
+		// The client waits 3 s before it reconnects: a window in which a new waiter
+		// comes.
+		ClientResources slowReconnects = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofSeconds(3)))
+			.build();
 		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
 			DefaultRedisLockTemplate holder = template(this.redis.connectionFactory());
-			DefaultRedisLockTemplate waiter = template(factory(proxy.host(), proxy.port(), Duration.ofSeconds(1)));
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofSeconds(1))
+						.clientResources(slowReconnects)
+						.build());
+			factory.afterPropertiesSet();
+			factory.start();
+			this.factories.add(factory);
+			DefaultRedisLockTemplate waiter = template(factory);
 			String other = this.name + "-other";
 			RedisLock heldA = holder.getLock(this.name);
 			RedisLock heldB = holder.getLock(other);
@@ -169,13 +185,9 @@ class ReleaseConnectionFaultTests {
 					.submit(() -> waiter.getLock(this.name).tryLock(Duration.ofSeconds(40), null));
 				await().atMost(WAKE_UP_BOUND)
 					.until(() -> pubSubClients() == 1 && waiter.signals().listeningCount() == 1);
-				proxy.refuseConnections();
-				proxy.cutConnections();
+				// Only the pub/sub connection: the waiter's commands still get through.
+				proxy.cutSubscriberConnections();
 				await().atMost(WAKE_UP_BOUND).until(() -> pubSubClients() == 0);
-				// Refused for a while, so that the client's next reconnect is some time
-				// away.
-				await().pollDelay(Duration.ofSeconds(2)).atMost(WAKE_UP_BOUND).until(() -> true);
-				proxy.heal();
 				Future<Boolean> second = this.threads
 					.submit(() -> waiter.getLock(other).tryLock(Duration.ofSeconds(40), null));
 				await().atMost(WAKE_UP_BOUND).until(() -> waiter.signals().listeningCount() == 2);
@@ -198,6 +210,9 @@ class ReleaseConnectionFaultTests {
 			finally {
 				holderThread.shutdownNow();
 			}
+		}
+		finally {
+			slowReconnects.shutdown();
 		}
 	}
 
