@@ -7,6 +7,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,9 +20,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 /**
  * A TCP proxy on a free loopback port between clients and one Redis server, for network
  * faults: it can delay requests or replies, swallow replies (the command runs, the client
- * never hears), black-hole everything, cut every connection, and refuse new ones. It also
- * counts the commands clients send through it ({@link #requests()}): what a client costs
- * in requests, as opposed to the commands Redis runs inside scripts.
+ * never hears), black-hole everything or only the pub/sub connections, cut every
+ * connection, and refuse new ones. It also counts the commands clients send through it
+ * ({@link #requests()}): what a client costs in requests, as opposed to the commands
+ * Redis runs inside scripts.
  * <p>
  * Each direction of each connection is copied by its own thread; a delay holds each chunk
  * back before it is passed on, so order is kept.
@@ -49,6 +51,12 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	private volatile boolean blackHole;
 
 	private volatile boolean refuse;
+
+	/** Both sockets of every connection that subscribed to a channel. */
+	private final Set<Socket> subscribers = ConcurrentHashMap.newKeySet();
+
+	/** Sockets whose traffic is swallowed, whatever else happens. */
+	private final Set<Socket> silenced = ConcurrentHashMap.newKeySet();
 
 	private TcpProxy(RedisServer target) throws IOException {
 		this.target = target;
@@ -121,6 +129,15 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	}
 
 	/**
+	 * Swallow everything, in both directions and for good, on the connections that
+	 * subscribed to a channel so far, keeping them open: a pub/sub connection gone
+	 * half-open behind a load balancer. Other connections, and new ones, pass.
+	 */
+	public void silenceSubscribers() {
+		this.silenced.addAll(this.subscribers);
+	}
+
+	/**
 	 * Refuse new connections (accept and close them at once).
 	 */
 	public void refuseConnections() {
@@ -146,6 +163,29 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 			closeQuietly(socket);
 		}
 		this.sockets.clear();
+	}
+
+	/**
+	 * Close every open connection but those that subscribed to a channel.
+	 */
+	public void cutCommandConnections() {
+		cut(false);
+	}
+
+	/**
+	 * Close the open connections that subscribed to a channel, and no other.
+	 */
+	public void cutSubscriberConnections() {
+		cut(true);
+	}
+
+	private void cut(boolean subscribers) {
+		for (Socket socket : this.sockets) {
+			if (this.subscribers.contains(socket) == subscribers) {
+				closeQuietly(socket);
+				this.sockets.remove(socket);
+			}
+		}
 	}
 
 	/**
@@ -196,7 +236,11 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 					if (delay > 0) {
 						TimeUnit.NANOSECONDS.sleep(delay);
 					}
-					if (this.blackHole || (!requests && this.dropReplies)) {
+					if (requests && new String(buffer, 0, read, StandardCharsets.US_ASCII).contains("SUBSCRIBE\r\n")) {
+						this.subscribers.add(from);
+						this.subscribers.add(to);
+					}
+					if (this.blackHole || this.silenced.contains(from) || (!requests && this.dropReplies)) {
 						continue;
 					}
 					if (counter != null) {

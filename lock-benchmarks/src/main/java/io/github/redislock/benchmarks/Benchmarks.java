@@ -34,7 +34,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  * result markers.
  * <p>
  * Options: {@code --rounds N} (3), {@code --millis N} measured window (1500),
- * {@code --warm-up N} (500), {@code --only a,b} sections, {@code --write file}.
+ * {@code --warm-up N} (500), {@code --only a,b} sections, {@code --write file},
+ * {@code --transition-samples N} hand-offs per scenario of the {@code transitions}
+ * section (50).
  */
 public final class Benchmarks {
 
@@ -51,6 +53,8 @@ public final class Benchmarks {
 	private final Set<String> only;
 
 	private final Set<String> picked;
+
+	private final int transitionSamples;
 
 	private final LocalRedisServer redis;
 
@@ -70,8 +74,9 @@ public final class Benchmarks {
 	private ChildJvm child;
 
 	private Benchmarks(int rounds, long millis, long warmUp, Set<String> only, Set<String> picked,
-			LocalRedisServer redis, RedisCommands<String, String> control, Charts charts) {
+			int transitionSamples, LocalRedisServer redis, RedisCommands<String, String> control, Charts charts) {
 		this.charts = charts;
+		this.transitionSamples = transitionSamples;
 		this.picked = picked;
 		this.rounds = rounds;
 		this.millis = millis;
@@ -91,6 +96,7 @@ public final class Benchmarks {
 		long warmUp = Long.parseLong(options.getOrDefault("warm-up", "500"));
 		Set<String> only = options.containsKey("only") ? Set.of(options.get("only").split(",")) : Set.of();
 		Set<String> picked = options.containsKey("columns") ? Set.of(options.get("columns").split(",")) : Set.of();
+		int transitionSamples = Integer.parseInt(options.getOrDefault("transition-samples", "50"));
 		long started = System.nanoTime();
 		try (LocalRedisServer redis = LocalRedisServer.start()) {
 			// Interrupted runs stop their redis-server too.
@@ -103,8 +109,8 @@ public final class Benchmarks {
 				Path chartFolder = rewrite
 						? Path.of(options.get("write")).toAbsolutePath().getParent().resolve("images/benchmarks")
 						: Path.of("lock-benchmarks/target/charts");
-				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, redis, connection.sync(),
-						new Charts(chartFolder));
+				Benchmarks benchmarks = new Benchmarks(rounds, millis, warmUp, only, picked, transitionSamples, redis,
+						connection.sync(), new Charts(chartFolder));
 				benchmarks.runAll();
 				long minutes = Duration.ofNanos(System.nanoTime() - started).toMinutes();
 				String results = benchmarks.header(connection.sync(), minutes) + benchmarks.summary()
@@ -271,6 +277,8 @@ public final class Benchmarks {
 		sections.put("async", this::async);
 		sections.put("semaphore", this::semaphore);
 		sections.put("scale", this::scale);
+		// Last: it cuts connections and fails over servers (of its own).
+		sections.put("transitions", this::transitions);
 		try {
 			sections.forEach((name, section) -> {
 				if (section(name)) {
@@ -1076,6 +1084,47 @@ public final class Benchmarks {
 						List.of(new Charts.Line("per-lock channels (now)", x, after),
 								new Charts.Line("one channel for all locks (before)", x, before)),
 						false, false));
+	}
+
+	// Hand-off latency across transitions (issue #27).
+
+	private void transitions() throws Exception {
+		Map<String, TransitionBench.Row> rows = TransitionBench.run(this.transitionSamples, this::progress);
+		List<List<String>> table = new ArrayList<>();
+		List<String> notes = new ArrayList<>();
+		rows.forEach((scenario, row) -> {
+			long[] handOffs = row.handOffs.stream().mapToLong(Long::longValue).toArray();
+			long[] backs = row.backs.stream().mapToLong(Long::longValue).toArray();
+			boolean steady = scenario.endsWith("steady state");
+			table.add(List.of(scenario, Integer.toString(handOffs.length),
+					(handOffs.length > 0) ? TransitionBench.millis(Stats.percentile(handOffs, 50)) : "n/a",
+					(handOffs.length > 0) ? TransitionBench.millis(Stats.percentile(handOffs, 90)) : "n/a",
+					(handOffs.length > 0) ? TransitionBench.millis(Stats.percentile(handOffs, 100)) : "n/a",
+					Long.toString(row.late()), Integer.toString(row.failures),
+					steady ? "–" : (backs.length > 0) ? TransitionBench.millis(Stats.percentile(backs, 50)) : "n/a",
+					steady ? "–" : (backs.length > 0) ? TransitionBench.millis(Stats.percentile(backs, 100)) : "n/a",
+					steady ? "–" : Integer.toString(row.notBack)));
+			if (row.notSubscribedBefore > 0) {
+				notes.add(scenario + ": in " + row.notSubscribedBefore + " samples the waiter was not parked with its"
+						+ " subscription on the slot's master within 10 s before the transition (measured anyway)");
+			}
+			row.notes.stream().distinct().forEach((note) -> notes.add(scenario + ": " + note));
+		});
+		this.report.heading("Hand-off latency across transitions (issue #27)");
+		this.report.paragraph("Holder's `unlock()` returns → waiter's `tryLock` returns, in milliseconds; holder and"
+				+ " waiter are two lock templates, each on a connection factory of its own, in this JVM; the holder's"
+				+ " lease is 30 s, so a missed wake-up shows as seconds. " + this.transitionSamples
+				+ " hand-offs per scenario, scenarios interleaved round by round, after " + TransitionBench.WARM_UP
+				+ " steady hand-offs of warm-up;"
+				+ " one server and a six-node Cluster (3 masters, 3 replicas) of their own. Before each transition"
+				+ " the waiter is parked in `tryLock` with its release subscription in place. Subscription back: from"
+				+ " the transition's first command to the waiter's subscription counted again (`PUBSUB NUMSUB`, or"
+				+ " `PUBSUB SHARDNUMSUB` on the node that now serves the slot), polled every millisecond for up to 5 s.");
+		this.report.table("", List.of("samples", "p50 ms", "p90 ms", "max ms", "over 1 s", "failed",
+				"subscription back p50 ms", "subscription back max ms", "subscription not back within 5 s"), table);
+		if (!notes.isEmpty()) {
+			this.report.paragraph("Notes: " + String.join("; ", notes) + ".");
+		}
 	}
 
 	// Read locks: 16 readers on one read-write lock.

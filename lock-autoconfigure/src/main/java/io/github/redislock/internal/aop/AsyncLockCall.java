@@ -146,14 +146,13 @@ final class AsyncLockCall {
 	@Nullable Object synchronous() throws Throwable {
 		AsyncHold hold;
 		try {
-			hold = acquire().get();
+			hold = DefaultRedisLockTemplate.awaitHold(acquire());
 		}
 		catch (InterruptedException ex) {
+			// Given up (a permit that comes later goes to the next waiter); the caller
+			// sees the interrupt, and the thread stays interrupted.
 			Thread.currentThread().interrupt();
 			throw ex;
-		}
-		catch (java.util.concurrent.ExecutionException ex) {
-			throw ex.getCause();
 		}
 		if (hold == null) {
 			Method fallback = this.operation.fallback();

@@ -23,7 +23,10 @@ final class ReactiveLockCalls {
 	}
 
 	static Object invoke(AsyncLockCall call) {
+		// Cancelled at the very moment the hold came: Reactor discards it, and it goes
+		// back.
 		Mono<Optional<AsyncHold>> hold = Mono.fromFuture(call::acquire, false)
+			.doOnDiscard(AsyncHold.class, AsyncHold::release)
 			.map(Optional::of)
 			.defaultIfEmpty(Optional.empty());
 		if (call.operation().returnKind() == ReturnKind.MONO) {

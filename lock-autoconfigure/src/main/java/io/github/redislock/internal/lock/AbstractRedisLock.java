@@ -88,7 +88,46 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * which the obstacle's lease runs out (see {@link #RESERVED_FOR_WRITER})
 	 */
 	long tryAcquire(String owner, long leaseMillis, boolean willWait, boolean othersWait) {
-		return this.template.commands().acquiring(acquireCall(owner, leaseMillis, willWait, othersWait));
+		return this.template.commands()
+			.acquiring(wakingAfterUndo(acquireCall(owner, leaseMillis, willWait, othersWait)));
+	}
+
+	/**
+	 * The acquisition's call with an undo (too few replicas confirmed it) that wakes this
+	 * instance's waiters afterwards, whatever its outcome: the lock it took for a moment
+	 * may be free again, and the message the undo publishes never wakes this instance.
+	 */
+	private LockCommands.ScriptCall wakingAfterUndo(LockCommands.ScriptCall call) {
+		Runnable undo = call.undo();
+		return new LockCommands.ScriptCall(call.script(), call.keys(), call.args(), call.what(), () -> {
+			try {
+				undo.run();
+			}
+			catch (RuntimeException ex) {
+				releaseUnsettled();
+				throw ex;
+			}
+			finally {
+				wakeLocalWaiters();
+			}
+		});
+	}
+
+	/**
+	 * Wake the longest waiting thread of this instance for this lock: after every release
+	 * and undo by this instance, whatever its outcome (its own release messages do not
+	 * wake it).
+	 */
+	void wakeLocalWaiters() {
+		this.template.signals().signal(this.signalKey);
+	}
+
+	/**
+	 * A release or undo of this instance failed and may still run later: its message then
+	 * wakes this instance's waiters too.
+	 */
+	void releaseUnsettled() {
+		this.template.signals().unsettled(this.signalKey, this.template.leaseMillis());
 	}
 
 	/**
@@ -180,13 +219,15 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		// What follows the release runs on a callback thread, never on Lettuce's I/O
 		// thread (a caller that talks to Redis there would wait on itself).
 		return answer.handleAsync((result, failure) -> {
+			// Whatever the outcome: a release that timed out may have run.
+			wakeLocalWaiters();
 			if (failure != null) {
 				// The hold may still be in Redis: send the release again later.
 				this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
+				releaseUnsettled();
 				throw (failure instanceof CompletionException completion) ? completion
 						: new CompletionException(failure);
 			}
-			this.template.signals().signal(this.signalKey);
 			if (result != 1) {
 				this.template.released(hold, (result == 0) ? "it had expired or was deleted when released"
 						: "another owner held it when released");
@@ -262,8 +303,8 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			CompletableFuture<Long> answer;
 			try {
 				answer = AbstractRedisLock.this.template.commands()
-					.acquiringAsync(acquireCall(this.owner, this.leaseMillis, willWait,
-							this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter)));
+					.acquiringAsync(wakingAfterUndo(acquireCall(this.owner, this.leaseMillis, willWait,
+							this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter))));
 			}
 			catch (RuntimeException ex) {
 				answer = CompletableFuture.failedFuture(ex);
@@ -332,9 +373,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 
 		private void undoAsync(long token) {
-			AbstractRedisLock.this.template.commands()
-				.callAsync(releaseCall(this.owner, token, 0))
-				.whenComplete((released, ex) -> this.signals.signal(AbstractRedisLock.this.signalKey));
+			AbstractRedisLock.this.undoAsync(this.owner, token);
 		}
 
 		private void failed(Throwable failure) {
@@ -350,7 +389,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				return;
 			}
 			// The attempt may have reached Redis: undo it, owner-checked.
-			AbstractRedisLock.this.template.commands().callAsync(releaseCall(this.owner, 0, 0));
+			AbstractRedisLock.this.undoAsync(this.owner, 0);
 			this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
 			this.result.completeExceptionally((failure instanceof DataAccessException) ? new LockAcquisitionException(
 					AbstractRedisLock.this.name, Duration.ofNanos(Math.max(0, this.waitNanos)), failure) : failure);
@@ -379,6 +418,26 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			}
 		}
 
+	}
+
+	/**
+	 * Release, owner-checked, what an asynchronous attempt took or may have taken, and
+	 * wake this instance's waiters once Redis answered, whatever it answered.
+	 */
+	private void undoAsync(String owner, long token) {
+		CompletableFuture<Long> undone;
+		try {
+			undone = this.template.commands().callAsync(releaseCall(owner, token, 0));
+		}
+		catch (RuntimeException ex) {
+			undone = CompletableFuture.failedFuture(ex);
+		}
+		undone.whenComplete((released, ex) -> {
+			if (ex != null) {
+				releaseUnsettled();
+			}
+			wakeLocalWaiters();
+		});
 	}
 
 	/**
@@ -464,6 +523,12 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		boolean run() throws InterruptedException {
 			try {
 				while (true) {
+					if (this.waiter != null) {
+						// A release of this lock by this instance that failed (it timed
+						// out, and may not have run) is sent again first: woken by its
+						// failure, this waiter may be the one it blocks.
+						AbstractRedisLock.this.template.pendingReleases().retry(AbstractRedisLock.this.key);
+					}
 					long sent = System.nanoTime();
 					Long result = attempt();
 					if (result == null) {
@@ -523,7 +588,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		 * before the interrupt, so it is undone, owner-checked.
 		 */
 		private void interruptedAttempt(RuntimeException ex) throws InterruptedException {
-			tryRelease(this.owner, 0, 0);
+			undo(this.owner, ex);
 			if (this.interruptible) {
 				throw (InterruptedException) new InterruptedException(
 						"Interrupted while acquiring lock '" + Printable.of(AbstractRedisLock.this.name) + "'")
@@ -700,11 +765,15 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			result = release(hold.owner(), hold.token(), hold.holdAtLeastMillis());
 		}
 		catch (RuntimeException ex) {
-			// The hold may still be in Redis: send the release again later.
+			// The hold may still be in Redis: send the release again later; if it runs
+			// after all, its message wakes this instance's waiters too.
 			this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
+			releaseUnsettled();
 			throw ex;
 		}
-		this.template.signals().signal(this.signalKey);
+		finally {
+			wakeLocalWaiters();
+		}
 		if (result == 1) {
 			// Our owner id was on the lock all along: nobody else can have held it.
 			return;
@@ -753,6 +822,10 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 		catch (RuntimeException undoFailed) {
 			failure.addSuppressed(undoFailed);
+			releaseUnsettled();
+		}
+		finally {
+			wakeLocalWaiters();
 		}
 	}
 
@@ -788,7 +861,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	@Override
 	public boolean forceUnlock() {
 		boolean deleted = this.template.commands().forceUnlock(this.key, this.signalKey, releaseMessage());
-		this.template.signals().signal(this.signalKey);
+		wakeLocalWaiters();
 		return deleted;
 	}
 

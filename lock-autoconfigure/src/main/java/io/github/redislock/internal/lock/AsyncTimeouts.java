@@ -38,6 +38,13 @@ final class AsyncTimeouts {
 	}
 
 	/**
+	 * Return how many timers wait in the scheduler now (for tests).
+	 */
+	static int pending() {
+		return scheduler().getScheduledThreadPoolExecutor().getQueue().size();
+	}
+
+	/**
 	 * Fail {@code future} with {@code failure} unless it completes within
 	 * {@code timeout}.
 	 */

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -250,6 +251,44 @@ public class DefaultRedisLockTemplate
 		return result;
 	}
 
+	/**
+	 * Wait on the calling thread for an asynchronous acquisition ({@link #acquireAsync}).
+	 * An interrupt gives the acquisition up: it is cancelled, and a hold that came at
+	 * that very moment is released, so that nothing is taken for a caller that left. The
+	 * one way the blocking callers of asynchronous holds (semaphore permits, and
+	 * {@code @DistributedSemaphore} on a method with a plain result) wait.
+	 * @param acquisition the acquisition
+	 * @return the hold, or {@code null} when the wait time ran out
+	 * @throws InterruptedException when the calling thread was interrupted (the
+	 * acquisition is then given up)
+	 */
+	public static @Nullable AsyncHold awaitHold(CompletableFuture<@Nullable AsyncHold> acquisition)
+			throws InterruptedException {
+		try {
+			return acquisition.get();
+		}
+		catch (InterruptedException ex) {
+			if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
+				// Completed before the cancel: the hold goes back at once.
+				AsyncHold hold = acquisition.getNow(null);
+				if (hold != null) {
+					hold.release();
+				}
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new CompletionException(cause);
+		}
+	}
+
 	@Override
 	public RedisSemaphore getSemaphore(String name, int permits) {
 		if (permits < 1) {
@@ -447,6 +486,21 @@ public class DefaultRedisLockTemplate
 	}
 
 	private void releaseAtShutdown(LockHold hold) {
+		try {
+			sendReleaseAtShutdown(hold);
+		}
+		finally {
+			// Threads of this instance may still wait for it.
+			this.signals.signal(signalKey(hold));
+		}
+	}
+
+	private String signalKey(LockHold hold) {
+		return (hold.kind() == LockKind.READ || hold.kind() == LockKind.WRITE)
+				? this.keys.readWriteKeys(hold.name()).write() : hold.key();
+	}
+
+	private void sendReleaseAtShutdown(LockHold hold) {
 		if (hold.kind() == LockKind.SEMAPHORE) {
 			this.commands.call(this.commands.releasePermitCall(this.keys.semaphoreKeys(hold.name()), hold.owner(),
 					this.signals.releaseMessage(hold.key())));

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
@@ -34,17 +33,11 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 	public Optional<SemaphorePermit> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
 		CompletableFuture<@Nullable AsyncHold> acquisition = this.template.acquireAsync(this.lock, waitTime, leaseTime);
 		try {
-			AsyncHold hold = acquisition.get();
-			return Optional.ofNullable(hold).map(Permit::new);
+			return Optional.ofNullable(DefaultRedisLockTemplate.awaitHold(acquisition)).map(Permit::new);
 		}
 		catch (InterruptedException ex) {
-			acquisition.cancel(false);
 			Thread.currentThread().interrupt();
 			return Optional.empty();
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			throw (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
 		}
 	}
 

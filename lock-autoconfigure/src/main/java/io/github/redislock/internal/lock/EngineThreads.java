@@ -25,6 +25,9 @@ public final class EngineThreads {
 		scheduler.setPoolSize(size);
 		scheduler.setThreadNamePrefix(prefix + "-");
 		scheduler.setDaemon(true);
+		// Timers cancelled because what they timed came in time leave the queue at once,
+		// rather than wait there for the whole timeout (a command timeout: 60 s).
+		scheduler.setRemoveOnCancelPolicy(true);
 		scheduler.initialize();
 		return scheduler;
 	}

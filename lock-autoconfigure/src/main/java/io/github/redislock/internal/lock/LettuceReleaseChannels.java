@@ -1,18 +1,29 @@
 package io.github.redislock.internal.lock;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.cluster.pubsub.RedisClusterPubSubAdapter;
 import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
@@ -26,19 +37,46 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Release channels on a pub/sub connection of their own, opened from the Lettuce client
+ * Release channels on one pub/sub connection of their own, opened from the Lettuce client
  * of the application's connection factory: one {@code SUBSCRIBE} per lock that this
  * instance waits for, and on a Redis Cluster a sharded {@code SSUBSCRIBE}, sent to the
  * node that holds the lock's slot (falling back to {@code SUBSCRIBE} on a server without
- * sharded pub/sub), so that no release message crosses the cluster bus. Lettuce
- * subscribes again after a reconnect; messages published while the connection was down
- * are lost, and waiters then wait no longer than the holder's lease.
+ * sharded pub/sub), so that no release message crosses the cluster bus.
+ * <p>
+ * Messages published while a subscription is not in place are lost, so every way a
+ * subscription can go is an event here, followed by a wake-up of the lock's waiters
+ * ({@code onGap}: they try again once) and, once the subscription is back, another one:
+ * <ul>
+ * <li>a reconnect (a connection cut by a proxy, a load balancer or
+ * {@code client-output-buffer-limit}): Lettuce subscribes again by itself, and its
+ * confirmation of a channel that was confirmed before is the event;</li>
+ * <li>a slot that moves to another master, or a master that fails over: Redis drops the
+ * slot's sharded subscribers (a {@code sunsubscribe} nobody asked for); the channel is
+ * subscribed again where the slot now lives (Lettuce follows the redirect; the client's
+ * view of the cluster is refreshed when that fails);</li>
+ * <li>a connection that answers nothing (half-open behind a load balancer, a node killed
+ * or hung): a {@code PING} every {@link #checkAll() check} finds it; the standalone
+ * connection is replaced, a Cluster node's channels are subscribed again through a
+ * refreshed view of the cluster.</li>
+ * </ul>
+ * There is never more than one connection: a waiter that comes while it reconnects
+ * subscribes on it (the command waits for the reconnect), and only a connection closed
+ * here is replaced.
  */
 final class LettuceReleaseChannels implements ReleaseChannels {
 
 	private static final Log logger = LogFactory.getLog(LettuceReleaseChannels.class);
 
-	private static final long CONNECT_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+	/**
+	 * How long a PING or a subscription may take before the connection counts as lost.
+	 */
+	static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
+	/**
+	 * How long after a subscription went the client's view of a cluster is refreshed on
+	 * every check: while it settles after a failover or a slot move.
+	 */
+	private static final long SETTLING_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -46,31 +84,40 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 
 	private final BiConsumer<String, String> onMessage;
 
-	/** Guards {@link #connection}, {@link #failedAt}. */
+	private final Consumer<String> onGap;
+
+	/**
+	 * The channels listened on, by name. Changed, and subscribed, under {@link #lock}.
+	 */
+	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+
+	/** Guards {@link #connection}, {@link #closed} and the sending of subscriptions. */
 	private final Object lock = new Object();
 
 	private @Nullable CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> connection;
 
-	private long failedAt;
-
-	private boolean failed;
+	private boolean closed;
 
 	private volatile boolean sharded;
 
-	private volatile boolean closed;
+	/** When a subscription went last (nanoTime). */
+	private volatile long lastLossNanos = System.nanoTime() - SETTLING_NANOS;
 
 	/**
 	 * @param connectionFactory whose client opens the connection
 	 * @param sharded whether to listen with {@code SSUBSCRIBE} (see {@link #sharded})
 	 * @param connecting where the (blocking) connect runs, never on a caller's thread
 	 * @param onMessage told each message's channel and body, on Lettuce's I/O thread
+	 * @param onGap told a channel's name when messages on it may have been lost (its
+	 * subscription went, or came back after going), on any thread
 	 */
 	LettuceReleaseChannels(LettuceConnectionFactory connectionFactory, boolean sharded, Supplier<Executor> connecting,
-			BiConsumer<String, String> onMessage) {
+			BiConsumer<String, String> onMessage, Consumer<String> onGap) {
 		this.connectionFactory = connectionFactory;
 		this.sharded = sharded;
 		this.connecting = connecting;
 		this.onMessage = onMessage;
+		this.onGap = onGap;
 	}
 
 	/**
@@ -83,77 +130,343 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	}
 
 	@Override
-	public CompletableFuture<Void> listen(String channel) {
-		return connection().thenCompose((connection) -> subscribe(connection, channel));
-	}
-
-	private CompletableFuture<Void> subscribe(StatefulRedisPubSubConnection<byte[], byte[]> connection,
-			String channel) {
-		byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-		if (!this.sharded) {
-			return connection.async().subscribe(name).toCompletableFuture();
-		}
-		return connection.async().ssubscribe(name).toCompletableFuture().exceptionallyCompose((failure) -> {
-			Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
-			if (cause instanceof RedisCommandExecutionException ex
-					&& String.valueOf(ex.getMessage()).toLowerCase(Locale.ROOT).contains("unknown command")) {
-				// Redis before 7: the release scripts publish classic messages there.
-				this.sharded = false;
-				return connection.async().subscribe(name).toCompletableFuture();
+	public CompletableFuture<Void> listen(String name) {
+		Channel channel;
+		synchronized (this.lock) {
+			if (this.closed) {
+				return CompletableFuture.failedFuture(new IllegalStateException("Lock template closed"));
 			}
-			return CompletableFuture.failedFuture(cause);
-		});
+			channel = this.channels.get(name);
+			if (channel != null && !channel.subscribed.isCompletedExceptionally()) {
+				return channel.subscribed;
+			}
+			channel = new Channel(name);
+			this.channels.put(name, channel);
+		}
+		subscribe(channel);
+		return channel.subscribed;
 	}
 
 	@Override
-	public void stop(String channel) {
+	public void stop(String name) {
+		Channel channel;
+		synchronized (this.lock) {
+			channel = this.channels.remove(name);
+		}
+		if (channel == null) {
+			return;
+		}
+		// After its subscription was sent (the connection may still be opening), and only
+		// when nobody asked for the channel again meanwhile.
+		channel.subscribed.whenComplete((done, ex) -> {
+			synchronized (this.lock) {
+				CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current = this.connection;
+				if (this.channels.containsKey(name) || current == null || !current.isDone()
+						|| current.isCompletedExceptionally()) {
+					return;
+				}
+				StatefulRedisPubSubConnection<byte[], byte[]> connection = current.join();
+				if (this.sharded) {
+					connection.async().sunsubscribe(channel.bytes);
+				}
+				else {
+					connection.async().unsubscribe(channel.bytes);
+				}
+			}
+		});
+	}
+
+	/**
+	 * Subscribe a channel on the connection (opening it first if need be), unless it is
+	 * no longer listened on by then.
+	 */
+	private void subscribe(Channel channel) {
+		if (!channel.sending.compareAndSet(false, true)) {
+			return;
+		}
+		connection().thenCompose((connection) -> {
+			synchronized (this.lock) {
+				if (this.channels.get(channel.name) != channel) {
+					return CompletableFuture.<Void>completedFuture(null);
+				}
+				return subscribe(connection, channel.bytes);
+			}
+		}).whenComplete((done, ex) -> {
+			channel.sending.set(false);
+			if (ex == null) {
+				channel.subscribed.complete(null);
+				return;
+			}
+			Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+			if (!channel.subscribed.completeExceptionally(cause)) {
+				logger.debug("Could not subscribe again to " + channel.name + "; retrying: " + cause);
+			}
+		});
+	}
+
+	private CompletableFuture<Void> subscribe(StatefulRedisPubSubConnection<byte[], byte[]> connection, byte[] name) {
+		if (!this.sharded) {
+			return AsyncTimeouts.within(connection.async().subscribe(name).toCompletableFuture(), ANSWER_TIMEOUT,
+					() -> new TimeoutException("SUBSCRIBE not answered within " + ANSWER_TIMEOUT));
+		}
+		CompletableFuture<Void> sent = connection.async()
+			.ssubscribe(name)
+			.toCompletableFuture()
+			.exceptionallyCompose((failure) -> {
+				Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+				if (cause instanceof RedisCommandExecutionException ex
+						&& String.valueOf(ex.getMessage()).toLowerCase(Locale.ROOT).contains("unknown command")) {
+					// Redis before 7: the release scripts publish classic messages there.
+					this.sharded = false;
+					return connection.async().subscribe(name).toCompletableFuture();
+				}
+				return CompletableFuture.failedFuture(cause);
+			});
+		return AsyncTimeouts.within(sent, ANSWER_TIMEOUT,
+				() -> new TimeoutException("SSUBSCRIBE not answered within " + ANSWER_TIMEOUT));
+	}
+
+	/**
+	 * Redis confirmed a subscription: the first one of a channel, or one that came back
+	 * (Lettuce subscribes again after a reconnect; a lost one was sent again), which
+	 * messages may have been missed before.
+	 */
+	private void confirmed(byte[] name, @Nullable RedisClusterNode node) {
+		Channel channel = this.channels.get(new String(name, StandardCharsets.UTF_8));
+		if (channel == null) {
+			return;
+		}
+		channel.node = (node != null) ? node.getUri() : null;
+		// A first subscription that failed (its waiters went on without it) counts as
+		// one that came back.
+		boolean again = channel.everConfirmed || channel.subscribed.isCompletedExceptionally();
+		channel.everConfirmed = true;
+		channel.confirmed = true;
+		if (again) {
+			this.onGap.accept(channel.name);
+		}
+	}
+
+	/**
+	 * Redis ended a subscription: our own {@code stop} (the channel is no longer listened
+	 * on), or the server's when the slot left the node (a slot move, a failover): then it
+	 * is subscribed again where the slot now lives.
+	 */
+	private void dropped(byte[] name) {
+		Channel channel = this.channels.get(new String(name, StandardCharsets.UTF_8));
+		if (channel == null || !channel.confirmed) {
+			return;
+		}
+		lost(List.of(channel), true);
+	}
+
+	/**
+	 * The subscriptions of these channels are gone or in doubt: their waiters try again
+	 * now, and the channels are subscribed again (after the client's view of the cluster
+	 * was refreshed, when asked).
+	 */
+	private void lost(List<Channel> lost, boolean refreshTopology) {
+		this.lastLossNanos = System.nanoTime();
+		for (Channel channel : lost) {
+			channel.confirmed = false;
+			this.onGap.accept(channel.name);
+		}
+		CompletableFuture<?> ready = refreshTopology ? refreshTopology() : CompletableFuture.completedFuture(null);
+		ready.whenComplete((done, ex) -> lost.forEach(this::subscribe));
+	}
+
+	/**
+	 * Look after the subscriptions (called every second or so, while channels are
+	 * listened on): a connection that does not answer a {@code PING} in time is taken for
+	 * lost, and channels not subscribed now are subscribed again. Never blocks.
+	 */
+	@Override
+	public void checkAll() {
+		if (this.channels.isEmpty()) {
+			return;
+		}
 		CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current;
 		synchronized (this.lock) {
 			current = this.connection;
 		}
-		if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
+		if (current == null || current.isCompletedExceptionally()) {
+			// Never opened, or the last attempt failed: try again.
+			this.channels.values().stream().filter((channel) -> !channel.confirmed).forEach(this::subscribe);
+			return;
+		}
+		if (!current.isDone()) {
 			return;
 		}
 		StatefulRedisPubSubConnection<byte[], byte[]> connection = current.join();
-		byte[] name = channel.getBytes(StandardCharsets.UTF_8);
-		if (this.sharded) {
-			connection.async().sunsubscribe(name);
+		List<Channel> unconfirmed = this.channels.values()
+			.stream()
+			.filter((channel) -> !channel.confirmed && !channel.sending.get())
+			.toList();
+		if (connection instanceof StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster && this.sharded) {
+			checkNodes(cluster);
+			if (!unconfirmed.isEmpty() || System.nanoTime() - this.lastLossNanos < SETTLING_NANOS) {
+				// The last attempt failed, or a subscription went a moment ago: the
+				// client's view of the cluster may be stale (a replica took over, a slot
+				// moved), and a subscription made through it may sit on a node that no
+				// longer serves the slot (a replica accepts it, and may never get the
+				// messages): look again, and move what is in the wrong place.
+				refreshTopology().whenComplete((done, ex) -> {
+					unconfirmed.forEach(this::subscribe);
+					List<Channel> misplaced = misplaced();
+					if (!misplaced.isEmpty()) {
+						lost(misplaced, false);
+					}
+				});
+			}
+			return;
 		}
-		else {
-			connection.async().unsubscribe(name);
-		}
+		checkConnection(connection);
+		unconfirmed.forEach(this::subscribe);
 	}
 
+	/**
+	 * Return the confirmed sharded subscriptions that sit on another node than the one
+	 * that serves their slot, as the client sees the cluster now.
+	 */
+	private List<Channel> misplaced() {
+		if (!(this.connectionFactory.getNativeClient() instanceof RedisClusterClient cluster)) {
+			return List.of();
+		}
+		List<Channel> misplaced = new ArrayList<>();
+		for (Channel channel : this.channels.values()) {
+			RedisURI node = channel.node;
+			if (!channel.confirmed || node == null) {
+				continue;
+			}
+			RedisClusterNode owner = cluster.getPartitions().getPartitionBySlot(SlotHash.getSlot(channel.bytes));
+			if (owner == null || owner.getUri() == null || !owner.getUri().getHost().equals(node.getHost())
+					|| owner.getUri().getPort() != node.getPort()) {
+				misplaced.add(channel);
+			}
+		}
+		return misplaced;
+	}
+
+	private CompletableFuture<?> refreshTopology() {
+		if (this.connectionFactory.getNativeClient() instanceof RedisClusterClient cluster) {
+			return cluster.refreshPartitionsAsync().toCompletableFuture();
+		}
+		return CompletableFuture.completedFuture(null);
+	}
+
+	private void checkConnection(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+		ping(connection).whenComplete((pong, ex) -> {
+			if (ex != null) {
+				replace(connection, ex);
+			}
+		});
+	}
+
+	/**
+	 * The connection did not answer: close it and listen on a new one.
+	 */
+	private void replace(StatefulRedisPubSubConnection<byte[], byte[]> connection, Throwable why) {
+		List<Channel> lost;
+		synchronized (this.lock) {
+			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current = this.connection;
+			if (this.closed || current == null || !current.isDone() || current.isCompletedExceptionally()
+					|| current.join() != connection) {
+				return;
+			}
+			this.connection = null;
+			lost = new ArrayList<>(this.channels.values());
+		}
+		logger.info("The connection for lock release messages did not answer a PING within " + ANSWER_TIMEOUT
+				+ " (cut off, or not reconnected by then); listening on a new one: " + why);
+		closeQuietly(connection);
+		lost(lost, false);
+	}
+
+	/**
+	 * Ping every node that holds one of our sharded subscriptions; a node that does not
+	 * answer loses its channels, which are subscribed again where the cluster now says
+	 * their slots live.
+	 */
+	private void checkNodes(StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster) {
+		Map<RedisURI, List<Channel>> byNode = new HashMap<>();
+		for (Channel channel : this.channels.values()) {
+			RedisURI node = channel.node;
+			if (channel.confirmed && node != null) {
+				byNode.computeIfAbsent(node, (key) -> new ArrayList<>()).add(channel);
+			}
+		}
+		byNode.forEach((node, onNode) -> {
+			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> nodeConnection;
+			try {
+				nodeConnection = cluster.getConnectionAsync(node.getHost(), node.getPort());
+			}
+			catch (RuntimeException ex) {
+				nodeConnection = CompletableFuture.failedFuture(ex);
+			}
+			nodeConnection.thenCompose(this::ping).whenComplete((pong, ex) -> {
+				if (ex != null) {
+					logger.debug("Cluster node " + node + " did not answer a PING within " + ANSWER_TIMEOUT
+							+ "; subscribing its " + onNode.size() + " lock release channel(s) again: " + ex);
+					lost(onNode.stream().filter((channel) -> channel.confirmed).toList(), true);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Ping a connection. One that is reconnecting answers once it is back (the PING waits
+	 * for the reconnect, as the subscriptions do), so only a connection that stays away,
+	 * or never answers, misses the deadline.
+	 */
+	private CompletableFuture<String> ping(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+		return AsyncTimeouts.within(connection.async().ping().toCompletableFuture(), ANSWER_TIMEOUT,
+				() -> new TimeoutException("PING not answered within " + ANSWER_TIMEOUT));
+	}
+
+	/**
+	 * Return the connection, opening it when there is none: never a second one while one
+	 * is open or reconnecting.
+	 */
 	private CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> connection() {
 		synchronized (this.lock) {
 			if (this.closed) {
 				return CompletableFuture.failedFuture(new IllegalStateException("Lock template closed"));
 			}
 			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current = this.connection;
-			if (current != null
-					&& (!current.isDone() || (!current.isCompletedExceptionally() && current.join().isOpen()))) {
+			if (current != null && !current.isCompletedExceptionally()) {
 				return current;
 			}
-			if (current != null && this.failed && System.nanoTime() - this.failedAt < CONNECT_RETRY_NANOS) {
-				return current;
-			}
-			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> next = CompletableFuture
-				.supplyAsync(this::connect, this.connecting.get());
+			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> next = new CompletableFuture<>();
+			this.connection = next;
 			next.whenComplete((connection, ex) -> {
 				Throwable cause = (ex instanceof CompletionException) ? ex.getCause() : ex;
-				if (ex != null) {
-					synchronized (this.lock) {
-						this.failed = true;
-						this.failedAt = System.nanoTime();
-					}
-				}
 				if (ex != null && !(cause instanceof UnsupportedClientException)) {
 					logger.warn("Could not open the pub/sub connection for lock release messages; until a later"
 							+ " attempt succeeds, waiting threads retry when the holder's lease runs out", ex);
 				}
+				if (connection != null) {
+					synchronized (this.lock) {
+						if (!this.closed && this.connection == next) {
+							return;
+						}
+					}
+					// Closed (or replaced) while it was being opened.
+					closeQuietly(connection);
+				}
 			});
-			this.failed = false;
-			this.connection = next;
+			try {
+				this.connecting.get().execute(() -> {
+					try {
+						next.complete(connect());
+					}
+					catch (RuntimeException ex) {
+						next.completeExceptionally(ex);
+					}
+				});
+			}
+			catch (RuntimeException ex) {
+				next.completeExceptionally(ex);
+			}
 			return next;
 		}
 	}
@@ -175,6 +488,26 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 				@Override
 				public void smessage(RedisClusterNode node, byte[] channel, byte[] message) {
 					received(channel, message);
+				}
+
+				@Override
+				public void subscribed(RedisClusterNode node, byte[] channel, long count) {
+					confirmed(channel, null);
+				}
+
+				@Override
+				public void ssubscribed(RedisClusterNode node, byte[] channel, long count) {
+					confirmed(channel, node);
+				}
+
+				@Override
+				public void unsubscribed(RedisClusterNode node, byte[] channel, long count) {
+					dropped(channel);
+				}
+
+				@Override
+				public void sunsubscribed(RedisClusterNode node, byte[] channel, long count) {
+					dropped(channel);
 				}
 
 			});
@@ -201,6 +534,26 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 					received(channel, message);
 				}
 
+				@Override
+				public void subscribed(byte[] channel, long count) {
+					confirmed(channel, null);
+				}
+
+				@Override
+				public void ssubscribed(byte[] channel, long count) {
+					confirmed(channel, null);
+				}
+
+				@Override
+				public void unsubscribed(byte[] channel, long count) {
+					dropped(channel);
+				}
+
+				@Override
+				public void sunsubscribed(byte[] channel, long count) {
+					dropped(channel);
+				}
+
 			});
 			return connection;
 		}
@@ -218,16 +571,20 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 		synchronized (this.lock) {
 			current = this.connection;
 			this.connection = null;
+			this.channels.clear();
 		}
 		if (current != null) {
-			current.thenAccept((connection) -> {
-				try {
-					connection.close();
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Could not close the lock release connection", ex);
-				}
-			});
+			// Also one still being opened, once it is open.
+			current.thenAccept(LettuceReleaseChannels::closeQuietly);
+		}
+	}
+
+	private static void closeQuietly(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+		try {
+			connection.closeAsync();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not close the lock release connection", ex);
 		}
 	}
 
@@ -237,6 +594,37 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			this.closed = true;
 		}
 		disconnect();
+	}
+
+	/**
+	 * One channel listened on.
+	 */
+	private static final class Channel {
+
+		private final String name;
+
+		private final byte[] bytes;
+
+		/** Completes once Redis first confirmed the subscription, or failed to. */
+		private final CompletableFuture<Void> subscribed = new CompletableFuture<>();
+
+		/** Whether a subscription is on its way (none is sent twice at once). */
+		private final AtomicBoolean sending = new AtomicBoolean();
+
+		/** Whether Redis confirmed it and nothing since suggests it went. */
+		private volatile boolean confirmed;
+
+		/** Whether it was confirmed before (a confirmation then follows a gap). */
+		private volatile boolean everConfirmed;
+
+		/** The Cluster node that confirmed it (sharded), else {@code null}. */
+		private volatile @Nullable RedisURI node;
+
+		Channel(String name) {
+			this.name = name;
+			this.bytes = name.getBytes(StandardCharsets.UTF_8);
+		}
+
 	}
 
 	/**

@@ -133,6 +133,22 @@ public final class LettuceScripts {
 	 * exceptions; it fails when no answer came within the factory's command timeout.
 	 */
 	CompletableFuture<@Nullable Long> runAsync(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+		return runAsync(script, ScriptOutputType.INTEGER, keys, args,
+				this.connectionFactory.getClientConfiguration().getCommandTimeout());
+	}
+
+	/**
+	 * Run a script with a list of integers as its result without waiting, as
+	 * {@link #runAsync(RedisScript, byte[][], byte[][])} does, failing when no answer
+	 * came within {@code timeout}.
+	 */
+	CompletableFuture<@Nullable List<Object>> runListAsync(RedisScript<?> script, byte[][] keys, byte[][] args,
+			Duration timeout) {
+		return runAsync(script, ScriptOutputType.MULTI, keys, args, timeout);
+	}
+
+	private <T> CompletableFuture<@Nullable T> runAsync(RedisScript<?> script, ScriptOutputType type, byte[][] keys,
+			byte[][] args, Duration timeout) {
 		RedisScriptingAsyncCommands<byte[], byte[]> commands;
 		try {
 			commands = commands();
@@ -140,20 +156,18 @@ public final class LettuceScripts {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(translate(ex));
 		}
-		CompletableFuture<@Nullable Long> answer = commands
-			.<@Nullable Long>evalsha(script.getSha1(), ScriptOutputType.INTEGER, keys, args)
+		CompletableFuture<@Nullable T> answer = commands.<@Nullable T>evalsha(script.getSha1(), type, keys, args)
 			.toCompletableFuture()
 			.exceptionallyCompose((failure) -> {
 				Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
 				if (cause instanceof RedisNoScriptException) {
 					return commands
-						.<@Nullable Long>eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-								ScriptOutputType.INTEGER, keys, args)
+						.<@Nullable T>eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8), type, keys,
+								args)
 						.toCompletableFuture();
 				}
 				return CompletableFuture.failedFuture(cause);
 			});
-		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
 		return AsyncTimeouts
 			.within(answer, timeout, () -> new RedisCommandTimeoutException("Command timed out after " + timeout))
 			.exceptionallyCompose((failure) -> {

@@ -17,6 +17,7 @@ import io.github.redislock.core.LockHolder;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.data.redis.connection.RedisClusterConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -377,8 +378,34 @@ final class LockCommands {
 		List<String> args = new ArrayList<>(owners.size() + 1);
 		args.add(Long.toString(leaseMillis));
 		args.addAll(owners);
-		List<?> result = this.redis.execute(RENEW, lockKeys, args.toArray());
-		boolean[] renewed = new boolean[lockKeys.size()];
+		return renewed(lockKeys.size(), this.redis.execute(RENEW, lockKeys, args.toArray()));
+	}
+
+	/**
+	 * Renew many holds as {@link #renew} does, without blocking the caller: on the shared
+	 * native Lettuce connection (so each batch goes to its slot's node on its own and a
+	 * node that does not answer holds up only its own batches), else on a thread of the
+	 * engine's own.
+	 * @param timeout how long to wait for the answer before the future fails
+	 * @return a future of, per key, whether it was still ours and is renewed
+	 */
+	CompletableFuture<boolean[]> renewAsync(List<String> lockKeys, List<String> owners, long leaseMillis,
+			Duration timeout) {
+		LettuceScripts lettuce = this.lettuce;
+		if (lettuce == null) {
+			return AsyncTimeouts.within(
+					CompletableFuture.supplyAsync(() -> renew(lockKeys, owners, leaseMillis), blockingCalls()), timeout,
+					() -> new QueryTimeoutException("Renewal timed out after " + timeout));
+		}
+		List<String> args = new ArrayList<>(owners.size() + 1);
+		args.add(Long.toString(leaseMillis));
+		args.addAll(owners);
+		return lettuce.runListAsync(RENEW, encode(lockKeys, List.of()), encode(args, List.of()), timeout)
+			.thenApply((result) -> renewed(lockKeys.size(), result));
+	}
+
+	private static boolean[] renewed(int count, @Nullable List<?> result) {
+		boolean[] renewed = new boolean[count];
 		if (result != null) {
 			for (int i = 0; i < renewed.length && i < result.size(); i++) {
 				renewed[i] = ((Number) result.get(i)).longValue() == 1;

@@ -140,10 +140,12 @@ final class LockHold {
 
 	/**
 	 * Whether the watchdog renews this hold now: a watchdog hold that has not reached its
-	 * maximum hold time.
+	 * maximum hold time and is not known lost (nor released at shutdown: renewing it
+	 * would stretch what was given back, or kept only for its hold-at-least, to a whole
+	 * lease again).
 	 */
 	boolean renewable() {
-		return this.watchdog && !maxHoldReached();
+		return this.watchdog && this.lostReason == null && !maxHoldReached();
 	}
 
 	boolean maxHoldReached() {

@@ -10,8 +10,9 @@ import org.springframework.util.Assert;
  * {@code P}:
  * <ul>
  * <li>{@code P:{N}} — hash: {@code owner} (instance id, thread id and acquisition
- * number), {@code token} (fencing token), {@code waiters} (present when someone waits);
- * it expires with the lease;</li>
+ * number), {@code token} (fencing token), {@code waiters} (present when someone waits),
+ * {@code kept} (present once released but kept for its hold-at-least: never renewed
+ * again); it expires with the lease;</li>
  * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
  * lock is gone;</li>
  * <li>channel {@code P:{N}:released} — carries the releasing instance's id and the lock
@@ -23,9 +24,10 @@ import org.springframework.util.Assert;
  * </ul>
  * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
  * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
- * owner id → that reader's lease deadline in Redis server milliseconds),
- * {@code P:{N}:queued} (owner of a waiting writer, for a lease), {@code P:{N}:waiters}
- * (present while someone waits) and the same {@code P:{N}:fence}.
+ * owner id → that reader's lease deadline in Redis server milliseconds; a reader released
+ * but kept for its hold-at-least as {@code owner:kept}), {@code P:{N}:queued} (owner of a
+ * waiting writer, for a lease), {@code P:{N}:waiters} (present while someone waits) and
+ * the same {@code P:{N}:fence}.
  * <p>
  * Every key of a name carries the hash tag {@code {N}}, so every script touches one
  * Cluster slot; braces and backslashes of the name are escaped in the tag
@@ -37,6 +39,8 @@ final class LockKeys {
 	 * Longest lock name accepted; longer ones are refused rather than stored.
 	 */
 	static final int MAX_NAME_LENGTH = 1000;
+
+	private static final String RELEASED = ":released";
 
 	private final String prefix;
 
@@ -100,7 +104,16 @@ final class LockKeys {
 	 * lock's write side, a semaphore's permits
 	 */
 	String releaseChannel(String signalKey) {
-		return signalKey + ":released";
+		return signalKey + RELEASED;
+	}
+
+	/**
+	 * Return the key whose waiters a release channel wakes (the inverse of
+	 * {@link #releaseChannel}).
+	 */
+	String signalKeyOf(String releaseChannel) {
+		return releaseChannel.endsWith(RELEASED)
+				? releaseChannel.substring(0, releaseChannel.length() - RELEASED.length()) : releaseChannel;
 	}
 
 	/**

@@ -1,7 +1,9 @@
 package io.github.redislock.internal.lock;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
@@ -11,8 +13,10 @@ import org.apache.commons.logging.LogFactory;
  * Releases that failed (Redis did not answer, or answered with an error) and may not have
  * run: the hold they meant to end may still be in Redis, under an owner id that no thread
  * uses any more. They are sent again, owner-checked, before the next acquisition of the
- * same lock on this instance and on every watchdog tick, so such a stale hold does not
- * block everyone until its lease ends.
+ * same lock on this instance and on every watchdog tick (without waiting for the answer,
+ * so a node that does not answer delays no renewal), so such a stale hold does not block
+ * everyone until its lease ends. Each answered retry wakes this instance's waiters of the
+ * lock.
  */
 final class PendingReleases {
 
@@ -21,11 +25,12 @@ final class PendingReleases {
 	private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
 	void failed(AbstractRedisLock lock, String owner, long token, long holdAtLeastMillis) {
-		this.pending.put(owner, new Pending(lock, owner, token, holdAtLeastMillis));
+		this.pending.put(owner, new Pending(lock, owner, token, holdAtLeastMillis, new AtomicBoolean()));
 	}
 
 	/**
-	 * Send again the failed releases of one lock.
+	 * Send again the failed releases of one lock, waiting for the answers (on the thread
+	 * that is about to acquire it).
 	 */
 	void retry(String lockKey) {
 		if (this.pending.isEmpty()) {
@@ -33,35 +38,66 @@ final class PendingReleases {
 		}
 		for (Pending release : this.pending.values()) {
 			if (release.lock().key.equals(lockKey)) {
-				retry(release);
+				try {
+					release.lock().tryRelease(release.owner(), release.token(), release.holdAtLeastMillis());
+					settled(release);
+				}
+				catch (RuntimeException ex) {
+					failedAgain(release, ex);
+				}
 			}
 		}
 	}
 
 	/**
-	 * Send again every failed release.
+	 * Send again every failed release that is not on its way already, without waiting for
+	 * the answers.
 	 */
 	void retryAll() {
-		this.pending.values().forEach(this::retry);
+		for (Pending release : this.pending.values()) {
+			if (!release.sending().compareAndSet(false, true)) {
+				continue;
+			}
+			CompletableFuture<Long> answer;
+			try {
+				answer = release.lock().template.commands()
+					.callAsync(
+							release.lock().releaseCall(release.owner(), release.token(), release.holdAtLeastMillis()));
+			}
+			catch (RuntimeException ex) {
+				answer = CompletableFuture.failedFuture(ex);
+			}
+			answer.whenComplete((result, ex) -> {
+				release.sending().set(false);
+				if (ex != null) {
+					failedAgain(release, ex);
+				}
+				else {
+					settled(release);
+				}
+			});
+		}
 	}
 
-	private void retry(Pending release) {
-		try {
-			release.lock().tryRelease(release.owner(), release.token(), release.holdAtLeastMillis());
-			// Released now, or gone already, or another owner's: nothing left to do.
-			this.pending.remove(release.owner(), release);
+	private void settled(Pending release) {
+		// Released now, or gone already, or another owner's: nothing left to do.
+		if (this.pending.remove(release.owner(), release)) {
+			release.lock().template.signals().settled(release.lock().signalKey);
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Release of an earlier hold of lock '" + Printable.of(release.lock().getName())
-					+ "' failed again; retrying" + " later: " + ex);
-		}
+		release.lock().wakeLocalWaiters();
+	}
+
+	private static void failedAgain(Pending release, Throwable ex) {
+		logger.debug("Release of an earlier hold of lock '" + Printable.of(release.lock().getName())
+				+ "' failed again; retrying later: " + ex);
 	}
 
 	int size() {
 		return this.pending.size();
 	}
 
-	private record Pending(AbstractRedisLock lock, String owner, long token, long holdAtLeastMillis) {
+	private record Pending(AbstractRedisLock lock, String owner, long token, long holdAtLeastMillis,
+			AtomicBoolean sending) {
 	}
 
 }

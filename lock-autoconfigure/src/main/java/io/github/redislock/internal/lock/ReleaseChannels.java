@@ -25,6 +25,14 @@ interface ReleaseChannels extends AutoCloseable {
 	void stop(String channel);
 
 	/**
+	 * Look after the subscriptions, about once a second while channels are listened on:
+	 * find connections that no longer answer and subscriptions that went, and make them
+	 * again. Must not block.
+	 */
+	default void checkAll() {
+	}
+
+	/**
 	 * Close every subscription and the connection; a later {@link #listen} opens a new
 	 * one.
 	 */

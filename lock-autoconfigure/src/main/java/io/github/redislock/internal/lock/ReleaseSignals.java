@@ -51,6 +51,13 @@ final class ReleaseSignals implements AutoCloseable {
 
 	private final ConcurrentHashMap<String, Waiters> waiters = new ConcurrentHashMap<>();
 
+	/**
+	 * Locks (signal keys) whose release or undo by this instance failed but may run
+	 * later, until when (nanoTime) that can happen: this instance's own messages about
+	 * them wake its waiters too.
+	 */
+	private final ConcurrentHashMap<String, Long> unsettled = new ConcurrentHashMap<>();
+
 	private final LockKeys keys;
 
 	private final String instanceId;
@@ -82,7 +89,7 @@ final class ReleaseSignals implements AutoCloseable {
 				executor, this::onMessage);
 		if (LockCommands.LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			this.channels = new LettuceReleaseChannels(lettuce, LettuceReleaseChannels.sharded(lettuce), executor,
-					this::onMessage);
+					this::onMessage, this::onGap);
 			this.fallback = patterns;
 		}
 		else {
@@ -99,6 +106,13 @@ final class ReleaseSignals implements AutoCloseable {
 	 */
 	void stopIdle() {
 		long now = System.nanoTime();
+		this.unsettled.values().removeIf((until) -> until - now < 0);
+		try {
+			this.channels.checkAll();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not check the release subscriptions", ex);
+		}
 		for (String lockKey : this.waiters.keySet()) {
 			this.waiters.computeIfPresent(lockKey, (key, queue) -> {
 				if (!queue.isEmpty() || now - queue.idleSince < LINGER_NANOS) {
@@ -252,10 +266,41 @@ final class ReleaseSignals implements AutoCloseable {
 	private void onMessage(String channel, String message) {
 		this.received.increment();
 		int space = message.indexOf(' ');
-		// Our own releases already woke our waiters directly.
-		if (space > 0 && !message.regionMatches(0, this.instanceId, 0, space)) {
-			signal(message.substring(space + 1));
+		if (space <= 0) {
+			return;
 		}
+		String lockKey = message.substring(space + 1);
+		// Our own releases woke our waiters directly, unless they failed (timed out) and
+		// ran later.
+		if (!message.regionMatches(0, this.instanceId, 0, space) || this.unsettled.containsKey(lockKey)) {
+			signal(lockKey);
+		}
+	}
+
+	/**
+	 * Release messages on a channel may have been lost (its subscription went, or came
+	 * back after going): the longest waiting thread of this instance for the lock tries
+	 * again now, as after a message.
+	 */
+	private void onGap(String channel) {
+		signal(this.keys.signalKeyOf(channel));
+	}
+
+	/**
+	 * A release or undo of a lock by this instance failed and may still run within
+	 * {@code leaseMillis}: until then, this instance's own release messages of the lock
+	 * wake its waiters.
+	 */
+	void unsettled(String lockKey, long leaseMillis) {
+		this.unsettled.put(lockKey, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+	}
+
+	/**
+	 * The failed releases of a lock by this instance are settled (sent again and
+	 * answered).
+	 */
+	void settled(String lockKey) {
+		this.unsettled.remove(lockKey);
 	}
 
 	boolean hasWaiters(String lockKey, @Nullable Waiter except) {

@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.IntConsumer;
@@ -22,11 +24,15 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * <p>
  * One tick renews every held lock with one script call per batch of up to
  * {@value #BATCH_SIZE} locks (per Cluster slot on a Cluster): no timer and no round trip
- * per lock. A renewal that finds the lock gone or taken, or a hold whose local deadline
- * passes before a renewal reached Redis, marks the hold lost. A hold that reached its
- * maximum hold time is no longer renewed: it runs out with its current lease. Deadlines
- * are checked on a thread of their own, so a renewal stuck on an unresponsive connection
- * cannot delay the loss of a hold past its deadline.
+ * per lock. The batches of a tick are all sent at once without waiting for their answers
+ * (each answer is waited for at most a lease, as long as it can matter): a node that
+ * hangs (or a connection that lost its answers) holds up only the renewals of its own
+ * slots, never those of the healthy nodes, and the next tick sends its renewals whether
+ * or not the last ones were answered. A renewal that finds the lock gone or taken, or a
+ * hold whose local deadline passes before a renewal reached Redis, marks the hold lost. A
+ * hold that reached its maximum hold time is no longer renewed: it runs out with its
+ * current lease. Deadlines are checked on a thread of their own, so a renewal stuck on an
+ * unresponsive connection cannot delay the loss of a hold past its deadline.
  */
 final class WatchdogRenewer implements AutoCloseable {
 
@@ -54,6 +60,13 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private volatile Boolean cluster;
 
+	/**
+	 * How long a renewal's answer is waited for: as long as it can still matter (a lease:
+	 * the hold's local deadline counts from when the renewal was sent), so a slow answer
+	 * still counts; the next tick does not wait for it.
+	 */
+	private final Duration answerDeadline;
+
 	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
 			IntConsumer onRenewed, Runnable eachTick) {
 		this.eachTick = eachTick;
@@ -64,6 +77,7 @@ final class WatchdogRenewer implements AutoCloseable {
 		this.onLost = onLost;
 		this.scheduler = EngineThreads.scheduler("redislock-watchdog", 2);
 		Duration period = Duration.ofMillis(Math.max(1, leaseMillis / 3));
+		this.answerDeadline = Duration.ofMillis(Math.max(1, leaseMillis));
 		this.scheduler.scheduleAtFixedRate(this::renewAll, Instant.now().plus(period), period);
 		Duration checkPeriod = Duration.ofMillis(Math.max(1, Math.min(period.toMillis(), MAX_CHECK_PERIOD_MILLIS)));
 		this.scheduler.scheduleAtFixedRate(this::checkDeadlines, Instant.now().plus(checkPeriod), checkPeriod);
@@ -108,14 +122,26 @@ final class WatchdogRenewer implements AutoCloseable {
 			owners.add(hold.owner());
 		}
 		long sent = System.nanoTime();
-		boolean[] renewed;
+		CompletableFuture<boolean[]> renewal;
 		try {
-			renewed = this.commands.renew(keys, owners, this.leaseMillis);
+			renewal = this.commands.renewAsync(keys, owners, this.leaseMillis, this.answerDeadline);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not renew " + batch.size() + " lock(s); retrying on the next tick: " + ex);
-			return;
+			renewal = CompletableFuture.failedFuture(ex);
 		}
+		// The answers are handled on the watchdog's threads, never on Lettuce's I/O
+		// thread.
+		renewal.whenCompleteAsync((renewed, ex) -> {
+			if (ex != null) {
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				logger.warn("Could not renew " + batch.size() + " lock(s); retrying on the next tick: " + cause);
+				return;
+			}
+			renewed(batch, renewed, sent);
+		}, this.scheduler);
+	}
+
+	private void renewed(List<LockHold> batch, boolean[] renewed, long sent) {
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(this.leaseMillis);
 		int count = 0;
 		for (int i = 0; i < renewed.length; i++) {

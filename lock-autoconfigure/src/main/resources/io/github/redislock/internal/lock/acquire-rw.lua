@@ -26,7 +26,9 @@ local function blocked(ttl, queuedOnly)
     -- the waiter tries again when the obstacle's lease would end (and then sets them
     -- again), and a release before that must find the flag to publish.
     local keep = math.max(lease, ttl) + 1000
-    redis.call('SET', KEYS[4], '1', 'PX', keep)
+    if redis.call('PTTL', KEYS[4]) < keep then
+      redis.call('SET', KEYS[4], '1', 'PX', keep)
+    end
     if ARGV[6] == 'w' then
       -- A waiting writer makes new readers queue behind it, so writers do not starve.
       local queued = redis.call('GET', KEYS[3])
@@ -42,7 +44,8 @@ local function blocked(ttl, queuedOnly)
 end
 
 local function acquired(token)
-  if ARGV[5] == '1' then
+  if ARGV[5] == '1' and redis.call('PTTL', KEYS[4]) < lease then
+    -- (Never shortening a sign that another waiter left for longer.)
     redis.call('SET', KEYS[4], '1', 'PX', lease)
   end
   return token

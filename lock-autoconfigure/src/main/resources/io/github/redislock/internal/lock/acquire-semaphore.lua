@@ -25,17 +25,24 @@ if mine or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
     token = last + 1
   end
   redis.call('SET', KEYS[3], string.format('%.0f', token), 'PX', ARGV[4])
-  if ARGV[6] == '1' then
+  if ARGV[6] == '1' and redis.call('PTTL', KEYS[2]) < lease then
+    -- (Never shortening a sign another waiter left for longer.)
     redis.call('SET', KEYS[2], '1', 'PX', lease)
   end
   return token
-end
-if ARGV[5] == '1' then
-  redis.call('SET', KEYS[2], '1', 'PX', lease)
 end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 local wait = math.floor(tonumber(first[2]) - nowMs)
 if wait < 1 then
   wait = 1
+end
+if ARGV[5] == '1' then
+  -- The sign must outlive what the caller waits for, whatever its own lease: it tries
+  -- again when the earliest permit's lease would end (and sets it again then), and any
+  -- release before that must find it to announce itself.
+  local keep = math.max(lease, wait) + 1000
+  if redis.call('PTTL', KEYS[2]) < keep then
+    redis.call('SET', KEYS[2], '1', 'PX', keep)
+  end
 end
 return -wait

@@ -30,6 +30,12 @@ local function wakeIfFree(nowMs)
     publish(ARGV[2], ARGV[3], ARGV[8])
   end
 end
+-- A hold now ends sooner than its lease: whoever waits tries again and waits for that.
+local function tellWaiters()
+  if redis.call('EXISTS', KEYS[3]) == 1 then
+    publish(ARGV[2], ARGV[3], ARGV[8])
+  end
+end
 local function serverMillis()
   local time = redis.call('TIME')
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -48,7 +54,11 @@ if ARGV[4] == 'w' then
   end
   local keepMs = keep()
   if keepMs > 0 then
+    -- Kept: no renewal may stretch it again (renew.lua skips 'kept'), and waiters are told
+    -- that it now ends sooner than the lease they saw.
     redis.call('PEXPIRE', KEYS[1], keepMs)
+    redis.call('HSET', KEYS[1], 'kept', '1')
+    tellWaiters()
     return 1
   end
   redis.call('DEL', KEYS[1])
@@ -58,11 +68,19 @@ else
   local deadline = redis.call('ZSCORE', KEYS[2], ARGV[1])
   local keepMs = keep()
   if deadline and tonumber(deadline) > nowMs and keepMs > 0 then
-    -- Our entry stays until then; the set must live as long.
-    redis.call('ZADD', KEYS[2], nowMs + keepMs, ARGV[1])
+    -- Our entry stays until then, under a name of its own that no renewal knows (it must
+    -- not stretch it again); the set must live as long. Waiters are told that it now
+    -- ends sooner.
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('ZADD', KEYS[2], nowMs + keepMs, ARGV[1] .. ':kept')
     if redis.call('PTTL', KEYS[2]) < keepMs then
       redis.call('PEXPIRE', KEYS[2], keepMs)
     end
+    tellWaiters()
+    return 1
+  end
+  if not deadline and redis.call('ZSCORE', KEYS[2], ARGV[1] .. ':kept') then
+    -- A re-sent run of a release that kept this reader.
     return 1
   end
   -- Only our own entry goes: other readers keep theirs.

@@ -8,7 +8,9 @@
 -- when it was issued. Without it (RedLock), counted from now. ARGV[7] '1' to publish a
 -- sharded message (see publish in release-common.lua).
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
--- was there, -1 when another owner holds it (then the lock is left untouched).
+-- was there, -1 when another owner holds it (then the lock is left untouched). A hold kept
+-- for its hold-at-least gets the field 'kept' (the watchdog's renewal skips it), and its
+-- waiters are told at once, as they would be of a release.
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters')
 local owner = fields[1]
 if owner ~= ARGV[1] then
@@ -28,7 +30,13 @@ if ARGV[6] ~= '0' then
   end
   if keep > 0 then
     -- Still ours until then: nobody, not even this instance's next run, takes it sooner.
+    -- Marked kept, so that a renewal on its way cannot stretch it back to a whole lease;
+    -- waiters are told, so that they wait for the shorter time, not the lease they saw.
     redis.call('PEXPIRE', KEYS[1], keep)
+    redis.call('HSET', KEYS[1], 'kept', '1')
+    if fields[2] then
+      publish(ARGV[2], ARGV[3], ARGV[7])
+    end
     return 1
   end
 end

@@ -2,7 +2,8 @@
 -- KEYS[i] a lock hash (exclusive lock, or write side) or a zset of holders with deadlines
 -- (read side, semaphore permits)
 -- ARGV[1] lease ms, ARGV[i + 1] owner id of KEYS[i]
--- Returns a list: 1 where the lease was renewed, 0 where the hold is gone or not ours.
+-- Returns a list: 1 where the lease was renewed, 0 where the hold is gone, not ours, or
+-- released and kept only for its hold-at-least (a kept reader is renamed, see release-rw.lua).
 local lease = tonumber(ARGV[1])
 local nowMs = nil
 local result = {}
@@ -13,7 +14,9 @@ for i, key in ipairs(KEYS) do
   -- semaphore); every other lock key (ending in '}' or ':write') is a hash. Read off the
   -- name, which costs no command.
   if string.sub(key, -5) ~= ':read' and string.sub(key, -8) ~= ':permits' then
-    if redis.call('HGET', key, 'owner') == owner then
+    -- A hold kept for its hold-at-least after its release ('kept') is never renewed.
+    local fields = redis.call('HMGET', key, 'owner', 'kept')
+    if fields[1] == owner and not fields[2] then
       redis.call('PEXPIRE', key, lease)
       result[i] = 1
     end

@@ -2,14 +2,17 @@ package io.github.redislock.internal.aop;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.annotation.OnLockFailure;
 import io.github.redislock.annotation.WriteLock;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
+import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.ReactiveLockContext;
 import io.github.redislock.core.ReactiveRedisLockTemplate;
 import io.github.redislock.core.RedisLock;
@@ -19,6 +22,7 @@ import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -27,6 +31,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Annotated methods returning {@code CompletableFuture}, {@code Mono} and {@code Flux}:
@@ -68,6 +73,25 @@ class AsyncAnnotationTests {
 			assertThat(result).succeedsWithin(Duration.ofSeconds(5)).isInstanceOf(Long.class);
 			assertThat(result.join()).as("the fencing token seen in the method").isPositive();
 			assertThat(locked()).isFalse();
+		});
+	}
+
+	/**
+	 * Subscribers that cancel at any moment, also the one at which the lock comes: no
+	 * hold is ever left behind (a hold that arrives after the cancel goes back).
+	 */
+	@Test
+	void aMonoCancelledAtAnyMomentNeverLeavesItsLockBehind() {
+		this.runner.run((context) -> {
+			Reports reports = context.getBean(Reports.class);
+			Random random = new Random();
+			for (int i = 0; i < 300; i++) {
+				Disposable subscription = reports.render(this.id).onErrorResume((ex) -> Mono.empty()).subscribe();
+				LockSupport.parkNanos(random.nextInt(2_000_000));
+				subscription.dispose();
+			}
+			ObservableLockTemplate template = (ObservableLockTemplate) context.getBean(RedisLockTemplate.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> template.getHeldLocks().isEmpty() && !locked());
 		});
 	}
 

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +22,7 @@ import io.github.redislock.core.LockContext;
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.ReactiveLockContext;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
@@ -36,6 +38,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code @DistributedSemaphore} on a real Redis: at most N calls at once, the lock
@@ -113,6 +116,57 @@ class SemaphoreAnnotationTests {
 		});
 	}
 
+	/**
+	 * A caller interrupted while it waits for a permit (a request timeout,
+	 * {@code shutdownNow()}) gives up: the permit that frees up later goes to whoever
+	 * waits next, not to nobody.
+	 */
+	@Test
+	void anInterruptedWaiterTakesNoPermitForNobody() {
+		this.runner.run((context) -> {
+			Exports exports = context.getBean(Exports.class);
+			RedisLockTemplate template = context.getBean(RedisLockTemplate.class);
+			RedisSemaphore semaphore = template.getSemaphore("exports:" + this.id, 3);
+			List<SemaphorePermit> taken = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				taken.add(semaphore.tryAcquire(Duration.ZERO, null).orElseThrow());
+			}
+			List<Thread> callers = new ArrayList<>();
+			List<Throwable> failures = new CopyOnWriteArrayList<>();
+			AtomicInteger ran = new AtomicInteger();
+			for (int i = 0; i < 3; i++) {
+				Thread caller = new Thread(() -> {
+					try {
+						exports.exportWaiting(this.id);
+						ran.incrementAndGet();
+					}
+					catch (Throwable ex) {
+						failures.add(ex);
+					}
+				});
+				caller.start();
+				callers.add(caller);
+			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> callers.stream().allMatch((caller) -> caller.getState() == Thread.State.WAITING));
+			callers.forEach(Thread::interrupt);
+			for (Thread caller : callers) {
+				caller.join(10_000);
+			}
+			// The method does not declare it: the proxy wraps the interrupt.
+			assertThat(failures).hasSize(3)
+				.allMatch((failure) -> failure instanceof InterruptedException
+						|| failure.getCause() instanceof InterruptedException);
+			taken.forEach(SemaphorePermit::close);
+			// The given-up acquisitions would take the freed permits within milliseconds.
+			await().during(Duration.ofSeconds(2))
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> semaphore.availablePermits() == 3);
+			assertThat(ran).hasValue(0);
+			assertThat(((ObservableLockTemplate) template).getHeldLocks()).isEmpty();
+		});
+	}
+
 	@Test
 	void aMonoMethodHoldsItsPermitUntilItCompletesAndTheEndpointListsHeldPermits() throws Exception {
 		this.runner.run((context) -> {
@@ -165,6 +219,11 @@ class SemaphoreAnnotationTests {
 
 		public Long busy(String id) {
 			return -1L;
+		}
+
+		@DistributedSemaphore(name = "exports", key = "#id", permits = "3", waitTime = "30s")
+		public Long exportWaiting(String id) {
+			return 1L;
 		}
 
 		@DistributedSemaphore(name = "exports", key = "#id", permits = "3", waitTime = "0")

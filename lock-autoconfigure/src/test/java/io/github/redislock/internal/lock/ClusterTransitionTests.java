@@ -1,0 +1,196 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.LockLostEvent;
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A Redis Cluster of its own going through what managed clusters go through: a slot moved
+ * to another master, a replica taking over, a master that hangs for a few seconds (below
+ * {@code cluster-node-timeout}, so nothing fails over). Waiters are woken within seconds
+ * of a release whatever moved, and a hung node delays only its own holds.
+ */
+@Tag("slow-fault")
+class ClusterTransitionTests {
+
+	private static final Duration WAKE_UP_BOUND = Duration.ofSeconds(6);
+
+	private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+	private static RedisCluster cluster;
+
+	private final List<DefaultRedisLockTemplate> templates = new CopyOnWriteArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+
+	private final ExecutorService holderThread = Executors.newSingleThreadExecutor();
+
+	private final ExecutorService waiterThread = Executors.newSingleThreadExecutor();
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start();
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.holderThread.shutdownNow();
+		this.waiterThread.shutdownNow();
+		for (DefaultRedisLockTemplate template : this.templates) {
+			template.destroy();
+		}
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	/**
+	 * The slot of the lock moves to another master while an instance waits for it (Redis
+	 * drops the sharded subscription of that slot), and later the master that took it
+	 * fails over to its replica: each time, the release that follows wakes the waiter.
+	 */
+	@Test
+	void aWaiterIsWokenAfterItsLocksSlotMovedAndAfterAFailover() throws Exception {
+		String name = nameOn(0, "moving");
+		int slot = ClusterSlotHashUtil.calculateSlot(name);
+		DefaultRedisLockTemplate holder = template(LONG_LEASE);
+		DefaultRedisLockTemplate waiter = template(LONG_LEASE);
+		handOffAfter(holder, waiter, name, () -> cluster.moveSlot(slot, 0, 1));
+		// Node 4 was built as the replica of master 1, which now serves the slot.
+		handOffAfter(holder, waiter, name, () -> cluster.takeOver(4));
+	}
+
+	private void handOffAfter(DefaultRedisLockTemplate holder, DefaultRedisLockTemplate waiter, String name,
+			Runnable transition) throws Exception {
+		RedisLock held = holder.getLock(name);
+		assertThat(this.holderThread.submit(() -> held.tryLock(Duration.ofSeconds(10), null)).get()).isTrue();
+		Future<Long> got = this.waiterThread.submit(() -> {
+			RedisLock lock = waiter.getLock(name);
+			assertThat(lock.tryLock(Duration.ofSeconds(60), null)).isTrue();
+			long at = System.nanoTime();
+			lock.unlock();
+			return at;
+		});
+		await().atMost(WAKE_UP_BOUND).until(() -> waiter.signals().waiterCount() == 1);
+		// Subscribed and waiting (its second attempt follows the subscription).
+		await().atMost(WAKE_UP_BOUND).until(() -> waiter.signals().listeningCount() == 1);
+		await().pollDelay(Duration.ofMillis(300)).atMost(WAKE_UP_BOUND).until(() -> true);
+		transition.run();
+		long released = System.nanoTime();
+		this.holderThread.submit(held::unlock).get();
+		long gotAt = got.get(LONG_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
+		assertThat(Duration.ofNanos(gotAt - released)).as("hand-off after the transition").isLessThan(WAKE_UP_BOUND);
+	}
+
+	/**
+	 * One master hangs for 4 s (no failover: below the cluster's node timeout), longer
+	 * than the 3 s lease; the locks held on the other masters must be renewed all along.
+	 */
+	@Test
+	void aHungMasterDelaysOnlyItsOwnHolds() throws Exception {
+		Duration lease = Duration.ofSeconds(3);
+		DefaultRedisLockTemplate holder = template(lease);
+		List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+		holder.setLockLostListener(lost::add);
+		int hung = 0;
+		List<String> onHung = new ArrayList<>();
+		List<String> healthy = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			onHung.add(nameOn(hung, "hung-" + i));
+			healthy.add(nameOn((hung + 1) % 3, "healthy-a-" + i));
+			healthy.add(nameOn((hung + 2) % 3, "healthy-b-" + i));
+		}
+		List<String> all = new ArrayList<>(onHung);
+		all.addAll(healthy);
+		assertThat(this.holderThread.submit(() -> {
+			for (String name : all) {
+				if (!holder.getLock(name).tryLock(Duration.ofSeconds(5), null)) {
+					return false;
+				}
+			}
+			return true;
+		}).get()).isTrue();
+		LocalRedisServer frozen = cluster.nodes().get(hung);
+		frozen.pause();
+		try {
+			await().pollDelay(Duration.ofSeconds(4)).atMost(WAKE_UP_BOUND).until(() -> true);
+		}
+		finally {
+			frozen.resume();
+		}
+		assertThat(lost).extracting(LockLostEvent::getLockName).doesNotContainAnyElementsOf(healthy);
+		DefaultRedisLockTemplate other = template(lease);
+		for (String name : healthy) {
+			assertThat(other.getLock(name).tryLock(Duration.ZERO, null)).as(name + " still held").isFalse();
+		}
+		assertThat(this.holderThread.submit(() -> {
+			for (String name : all) {
+				try {
+					holder.getLock(name).unlock();
+				}
+				catch (RuntimeException ex) {
+					// The hung master's holds may be lost.
+				}
+			}
+			return true;
+		}).get()).isTrue();
+	}
+
+	/**
+	 * A lock name whose slot lies on the given master of the cluster as built (a slot
+	 * that a test moved away is never chosen: the names are random).
+	 */
+	private static String nameOn(int master, String base) {
+		String prefix = base + "-" + UUID.randomUUID() + "-";
+		for (int suffix = 0;; suffix++) {
+			String name = prefix + suffix;
+			if (RedisCluster.masterOf(name) == master) {
+				return name;
+			}
+		}
+	}
+
+	private DefaultRedisLockTemplate template(Duration lease) {
+		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
+		for (LocalRedisServer node : cluster.nodes()) {
+			configuration.clusterNode(node.host(), node.port());
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(1)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory,
+				LockSettings.DEFAULTS.withLeaseTime(lease));
+		this.templates.add(template);
+		return template;
+	}
+
+}

@@ -1,0 +1,261 @@
+package io.github.redislock.internal.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.RedisSemaphore;
+import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisExtension;
+import io.github.redislock.test.RedisServers;
+import io.github.redislock.test.TcpProxy;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The release connection and the release path through faults of the network between an
+ * instance and Redis: a release that timed out but ran later, a connection that swallows
+ * everything, a reconnect under way when another waiter arrives, and the timers that
+ * asynchronous calls leave behind.
+ */
+@Tag("slow-fault")
+@ExtendWith(RedisExtension.class)
+class ReleaseConnectionFaultTests {
+
+	private static final Duration WAKE_UP_BOUND = Duration.ofSeconds(6);
+
+	private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+	private final LocalRedisServer redis;
+
+	private final StringRedisTemplate raw;
+
+	private final String name = "release-fault-" + UUID.randomUUID();
+
+	private final List<DefaultRedisLockTemplate> templates = new CopyOnWriteArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	ReleaseConnectionFaultTests(RedisServers servers) {
+		this.redis = servers.start();
+		this.raw = this.redis.template();
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.threads.shutdownNow();
+		for (DefaultRedisLockTemplate template : this.templates) {
+			template.destroy();
+		}
+		this.factories.forEach(LettuceConnectionFactory::destroy);
+	}
+
+	/**
+	 * The holder's release runs but its answer is lost, so it times out: the releasing
+	 * instance's own waiter must not sleep until the lease ends (the release message
+	 * never wakes the instance that sent it).
+	 */
+	@Test
+	void aReleaseThatTimedOutButRanWakesTheReleasingInstancesOwnWaiter() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			DefaultRedisLockTemplate instance = template(factory(proxy.host(), proxy.port(), Duration.ofMillis(300)));
+			RedisLock lock = instance.getLock(this.name);
+			// Once, so that Redis has the scripts: the release below runs at the first
+			// try.
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			lock.unlock();
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			Future<Long> got = this.threads.submit(() -> {
+				assertThat(lock.tryLock(Duration.ofSeconds(40), null)).isTrue();
+				long at = System.nanoTime();
+				lock.unlock();
+				return at;
+			});
+			await().atMost(WAKE_UP_BOUND)
+				.until(() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters"))
+						&& instance.signals().waiterCount() == 1 && pubSubClients() == 1);
+			// The release runs, its answer (and message) never arrive: it times out.
+			proxy.dropReplies();
+			long released = System.nanoTime();
+			try {
+				lock.unlock();
+			}
+			catch (RuntimeException ex) {
+				// Timed out, though it ran.
+			}
+			proxy.heal();
+			// A lost answer leaves the command connection out of step: it reconnects. The
+			// pub/sub connection stays as it is (it missed the release message).
+			proxy.cutCommandConnections();
+			long gotAt = got.get(LONG_LEASE.toSeconds() + 10, TimeUnit.SECONDS);
+			assertThat(Duration.ofNanos(gotAt - released)).isLessThan(WAKE_UP_BOUND);
+		}
+	}
+
+	/**
+	 * A release connection that silently loses everything (a half-open TCP connection
+	 * behind a load balancer) is found by its keepalive PING; the waiters then try again,
+	 * and the instance listens on a new connection.
+	 */
+	@Test
+	void aBlackHoledReleaseConnectionIsNoticedAndItsWaitersRetry() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			DefaultRedisLockTemplate holder = template(this.redis.connectionFactory());
+			DefaultRedisLockTemplate waiter = template(factory(proxy.host(), proxy.port(), Duration.ofSeconds(1)));
+			RedisLock held = holder.getLock(this.name);
+			ExecutorService holderThread = Executors.newSingleThreadExecutor();
+			try {
+				assertThat(holderThread.submit(() -> held.tryLock(Duration.ZERO, null)).get()).isTrue();
+				Future<Long> got = this.threads.submit(() -> {
+					RedisLock lock = waiter.getLock(this.name);
+					assertThat(lock.tryLock(Duration.ofSeconds(40), null)).isTrue();
+					long at = System.nanoTime();
+					lock.unlock();
+					return at;
+				});
+				await().atMost(WAKE_UP_BOUND)
+					.until(() -> waiter.signals().listeningCount() == 1
+							&& "1".equals(this.raw.opsForHash().get(lockKey(), "waiters")));
+				// The release message is lost on a connection that says nothing any more.
+				proxy.silenceSubscribers();
+				long released = System.nanoTime();
+				holderThread.submit(held::unlock).get();
+				long gotAt = got.get(LONG_LEASE.toSeconds() + 10, TimeUnit.SECONDS);
+				assertThat(Duration.ofNanos(gotAt - released)).isLessThan(WAKE_UP_BOUND);
+			}
+			finally {
+				holderThread.shutdownNow();
+			}
+		}
+	}
+
+	/**
+	 * A waiter that arrives while the release connection reconnects shares it: no second
+	 * pub/sub connection is opened, and none is left behind once the template is gone.
+	 */
+	@Test
+	void aWaiterArrivingWhileTheReleaseConnectionReconnectsOpensNoSecondOne() throws Exception {
+		// The client waits 3 s before it reconnects: a window in which a new waiter
+		// comes.
+		ClientResources slowReconnects = ClientResources.builder()
+			.reconnectDelay(Delay.constant(Duration.ofSeconds(3)))
+			.build();
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			DefaultRedisLockTemplate holder = template(this.redis.connectionFactory());
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()),
+					LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofSeconds(1))
+						.clientResources(slowReconnects)
+						.build());
+			factory.afterPropertiesSet();
+			factory.start();
+			this.factories.add(factory);
+			DefaultRedisLockTemplate waiter = template(factory);
+			String other = this.name + "-other";
+			RedisLock heldA = holder.getLock(this.name);
+			RedisLock heldB = holder.getLock(other);
+			ExecutorService holderThread = Executors.newSingleThreadExecutor();
+			try {
+				assertThat(holderThread
+					.submit(() -> heldA.tryLock(Duration.ZERO, null) && heldB.tryLock(Duration.ZERO, null))
+					.get()).isTrue();
+				Future<Boolean> first = this.threads
+					.submit(() -> waiter.getLock(this.name).tryLock(Duration.ofSeconds(40), null));
+				await().atMost(WAKE_UP_BOUND)
+					.until(() -> pubSubClients() == 1 && waiter.signals().listeningCount() == 1);
+				// Only the pub/sub connection: the waiter's commands still get through.
+				proxy.cutSubscriberConnections();
+				await().atMost(WAKE_UP_BOUND).until(() -> pubSubClients() == 0);
+				Future<Boolean> second = this.threads
+					.submit(() -> waiter.getLock(other).tryLock(Duration.ofSeconds(40), null));
+				await().atMost(WAKE_UP_BOUND).until(() -> waiter.signals().listeningCount() == 2);
+				holderThread.submit(() -> {
+					heldA.unlock();
+					heldB.unlock();
+				}).get();
+				assertThat(first.get(WAKE_UP_BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				assertThat(second.get(WAKE_UP_BOUND.toSeconds(), TimeUnit.SECONDS)).isTrue();
+				await().during(Duration.ofSeconds(4))
+					.atMost(WAKE_UP_BOUND.plusSeconds(4))
+					.until(() -> pubSubClients() <= 1);
+				waiter.stop();
+				waiter.destroy();
+				await().atMost(WAKE_UP_BOUND).until(() -> pubSubClients() == 0);
+				await().during(Duration.ofSeconds(4))
+					.atMost(WAKE_UP_BOUND.plusSeconds(4))
+					.until(() -> pubSubClients() == 0);
+			}
+			finally {
+				holderThread.shutdownNow();
+			}
+		}
+		finally {
+			slowReconnects.shutdown();
+		}
+	}
+
+	/**
+	 * Every asynchronous script call is timed; its timer must go when the answer came,
+	 * not wait in the scheduler for the whole command timeout.
+	 */
+	@Test
+	void asynchronousCallsLeaveNoTimersBehind() {
+		DefaultRedisLockTemplate instance = template(this.redis.connectionFactory());
+		RedisSemaphore semaphore = instance.getSemaphore(this.name, 4);
+		for (int i = 0; i < 2000; i++) {
+			semaphore.tryAcquire(Duration.ofSeconds(5), null).orElseThrow().close();
+		}
+		assertThat(AsyncTimeouts.pending()).as("timers still queued").isLessThan(100);
+	}
+
+	/** Clients in pub/sub mode, as the server counts them. */
+	private long pubSubClients() {
+		Object answer = this.raw.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
+				"LIST".getBytes(), "TYPE".getBytes(), "pubsub".getBytes()));
+		String clients = (answer instanceof byte[] bytes) ? new String(bytes) : String.valueOf(answer);
+		return clients.lines().filter((line) -> !line.isBlank()).count();
+	}
+
+	private DefaultRedisLockTemplate template(LettuceConnectionFactory factory) {
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory,
+				LockSettings.DEFAULTS.withLeaseTime(LONG_LEASE));
+		this.templates.add(template);
+		return template;
+	}
+
+	private LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
+	}
+
+	private String lockKey() {
+		return "redislock:{" + this.name + "}";
+	}
+
+}
