@@ -59,11 +59,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code holdAtLeast}, some as asynchronous holds, while a chaos thread drives the Redis
  * under them through transitions chosen at random: on a six-node Cluster, slot moves of a
  * lock's slot to another master and back, coordinated failovers, a killed master taken
- * over by its replica (the killed node then restarted and re-joined as the replica),
- * frozen masters (SIGSTOP, below the cluster node timeout), killed pub/sub connections;
- * on one server, short freezes and killed pub/sub connections; and, on both, waiters
- * interrupted (or their asynchronous acquisitions cancelled). Six locks, two on each
- * master, so a frozen or failed master always has healthy neighbours. Checked:
+ * over by its replica (then a new, empty node joins as the replica in its place), frozen
+ * masters (SIGSTOP, below the cluster node timeout), bursts of killed pub/sub
+ * connections; on one server, short freezes and bursts of killed pub/sub connections;
+ * and, on both, waiters interrupted (or their asynchronous acquisitions cancelled). Six
+ * locks, two on each master, so a frozen or failed master always has healthy neighbours.
+ * Two of the workers, one on each instance, hand one lock to each other over and over
+ * (long fixed leases, sometimes a minimum hold), so that every hand-off needs a release
+ * message to cross instances; the chaos aims at their lock half the time. With killed
+ * masters, acquisitions wait for a replica's acknowledgement. Checked:
  * <ol>
  * <li>Safety ({@link LockHistory}): no two believed holders of an exclusive lock or a
  * write side, nor a writer with readers, never more believed permits than a semaphore
