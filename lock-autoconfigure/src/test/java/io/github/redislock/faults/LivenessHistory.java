@@ -24,6 +24,8 @@ final class LivenessHistory {
 
 	private final List<Extent> transitions = new ArrayList<>();
 
+	private long zeroMicros = -1;
+
 	/**
 	 * A hold that Redis may have kept from {@code fromMicros} until {@code untilMicros}
 	 * at the latest.
@@ -63,6 +65,13 @@ final class LivenessHistory {
 	 */
 	synchronized void transition(String lock, long fromMicros, long untilMicros, String what) {
 		this.transitions.add(new Extent(lock, fromMicros, untilMicros, what));
+	}
+
+	/**
+	 * Say in reports when each free time began, counted from {@code zeroMicros}.
+	 */
+	synchronized void timesFrom(long zeroMicros) {
+		this.zeroMicros = zeroMicros;
 	}
 
 	/**
@@ -166,8 +175,10 @@ final class LivenessHistory {
 					+ ((endedBefore >= 0) ? ", ended " + endedBefore + " ms before the free time began"
 							: ", under way when the free time began (ended " + -endedBefore + " ms later)");
 		}
-		return "lock '" + wait.lock() + "' was free for " + (freeTo - freeFrom) / 1000 + " ms while " + wait.client()
-				+ " waited (" + wait.outcome() + ", waited " + (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)"
+		return "lock '" + wait.lock() + "' was free for " + (freeTo - freeFrom) / 1000 + " ms"
+				+ ((this.zeroMicros >= 0) ? " from " + (freeFrom - this.zeroMicros) / 1000 + " ms of the run" : "")
+				+ " while " + wait.client() + " waited (" + wait.outcome() + ", waited "
+				+ (wait.toMicros() - wait.fromMicros()) / 1000 + " ms)"
 				+ ((last != null && !last.description().isEmpty()) ? "; last hold before: " + last.description() : "")
 				+ after;
 	}

@@ -165,6 +165,8 @@ class TransitionChaosTests {
 
 	private volatile long started;
 
+	private volatile long startedMicros;
+
 	private Set<Transition> transitions;
 
 	@AfterEach
@@ -291,6 +293,7 @@ class TransitionChaosTests {
 		this.pairLocks = pairLocks;
 		long started = System.nanoTime();
 		this.started = started;
+		this.startedMicros = LockHistory.nowMicros();
 		long end = started + CHAOS.toNanos();
 		ExecutorService threads = Executors.newFixedThreadPool(this.waiters.length + 2);
 		try {
@@ -343,6 +346,20 @@ class TransitionChaosTests {
 		System.out.println("TransitionChaosTests (" + mode + "): ran " + ran + " ms; " + this.holds.size() + " holds, "
 				+ this.waits.size() + " waits, transitions " + this.performed + ", outages " + this.outages.size()
 				+ ", lost-lock events " + this.lostEvents.size());
+		// For reading a violation: the acquisitions that failed (their scripts may
+		// still have run in Redis), in run time.
+		for (HoldRecord hold : this.holds) {
+			if (hold.token() < 0) {
+				System.out.println("TransitionChaosTests: at " + (hold.sent() - this.startedMicros) / 1000 + "-"
+						+ (hold.returned() - this.startedMicros) / 1000 + " ms of the run, " + hold.client() + " "
+						+ hold.what() + " on '" + hold.spec().name() + "': " + hold.release());
+			}
+		}
+		for (Outage outage : this.outages) {
+			System.out.println("TransitionChaosTests: at " + (outage.from() - this.startedMicros) / 1000 + "-"
+					+ (outage.to() - this.startedMicros) / 1000 + " ms of the run, '" + outage.lock()
+					+ "' unavailable: " + outage.why());
+		}
 		// Every check, so that one run tells all it found.
 		SoftAssertions checks = new SoftAssertions();
 		checks.assertThat(first(safetyHistory().violations())).as("safety (" + mode + "), seed " + seed).isEmpty();
@@ -672,6 +689,7 @@ class TransitionChaosTests {
 	 */
 	private LivenessHistory livenessHistory() {
 		LivenessHistory history = new LivenessHistory();
+		history.timesFrom(this.startedMicros);
 		for (LockSpec spec : this.locks) {
 			if (spec.kind() == Kind.SEMAPHORE) {
 				history.capacity(spec.name(), PERMITS);
