@@ -709,9 +709,10 @@ class TransitionChaosTests {
 			}
 			else {
 				// Found lost, or the release failed: Redis may keep it until a lease
-				// after
-				// the last renewal ran, and a renewal sent to a frozen node runs when the
-				// node comes back.
+				// after the last renewal ran, and a renewal sent to a frozen node runs
+				// when the node comes back. A failed release is sent again on every
+				// watchdog tick (PendingReleases), so a fixed lease does not keep it
+				// either once the node answers again.
 				long lastRenewal = hold.released();
 				for (Outage outage : this.outages) {
 					if (outage.lock().equals(hold.spec().name()) && outage.from() < hold.released()
