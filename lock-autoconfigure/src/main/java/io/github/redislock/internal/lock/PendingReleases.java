@@ -81,7 +81,9 @@ final class PendingReleases {
 
 	private void settled(Pending release) {
 		// Released now, or gone already, or another owner's: nothing left to do.
-		if (this.pending.remove(release.owner(), release)) {
+		if (this.pending.remove(release.owner(), release) && this.pending.values()
+			.stream()
+			.noneMatch((other) -> other.lock().signalKey.equals(release.lock().signalKey))) {
 			release.lock().template.signals().settled(release.lock().signalKey);
 		}
 		release.lock().wakeLocalWaiters();

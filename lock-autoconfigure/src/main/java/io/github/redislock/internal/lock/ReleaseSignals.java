@@ -2,7 +2,9 @@ package io.github.redislock.internal.lock;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Deque;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
@@ -329,12 +331,35 @@ final class ReleaseSignals implements AutoCloseable {
 	}
 
 	/**
-	 * Close the pub/sub connection; the next thread that has to wait opens a new one, and
-	 * so do waiters that wait still.
+	 * Close the pub/sub connection (the template stops); the next thread that has to wait
+	 * opens a new one. Threads that wait still (a stop while requests are in flight) keep
+	 * hearing releases: their locks are listened on again at once, on a new connection,
+	 * and they are woken to try again, now and once listening (a release may have come
+	 * between).
 	 */
 	void unsubscribe() {
-		this.generation.incrementAndGet();
+		int generation = this.generation.incrementAndGet();
 		this.channels.disconnect();
+		List<String> stillWaited = new ArrayList<>();
+		for (String lockKey : this.waiters.keySet()) {
+			this.waiters.computeIfPresent(lockKey, (key, queue) -> {
+				if (queue.isEmpty()) {
+					return null;
+				}
+				Waiters listening = new Waiters(queue.channel, generation);
+				listening.addAll(queue);
+				listening.subscribed = listen(listening.channel);
+				stillWaited.add(key);
+				return listening;
+			});
+		}
+		for (String lockKey : stillWaited) {
+			signal(lockKey);
+			Waiters queue = this.waiters.get(lockKey);
+			if (queue != null) {
+				queue.subscribed.whenComplete((subscribed, ex) -> signal(lockKey));
+			}
+		}
 	}
 
 	@Override

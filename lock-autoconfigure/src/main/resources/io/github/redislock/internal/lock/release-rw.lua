@@ -58,6 +58,8 @@ if ARGV[4] == 'w' then
     -- that it now ends sooner than the lease they saw.
     redis.call('PEXPIRE', KEYS[1], keepMs)
     redis.call('HSET', KEYS[1], 'kept', '1')
+    -- (A run of this release re-sent after the kept hold ended finds the mark.)
+    markReleased(KEYS[4], ARGV[5], ARGV[6])
     tellWaiters()
     return 1
   end
@@ -76,6 +78,7 @@ else
     if redis.call('PTTL', KEYS[2]) < keepMs then
       redis.call('PEXPIRE', KEYS[2], keepMs)
     end
+    markReleased(KEYS[4], ARGV[5], ARGV[6])
     tellWaiters()
     return 1
   end

@@ -34,6 +34,8 @@ if ARGV[6] ~= '0' then
     -- waiters are told, so that they wait for the shorter time, not the lease they saw.
     redis.call('PEXPIRE', KEYS[1], keep)
     redis.call('HSET', KEYS[1], 'kept', '1')
+    -- (A run of this release re-sent after the kept hold ended finds the mark.)
+    markReleased(KEYS[2], ARGV[4], ARGV[5])
     if fields[2] then
       publish(ARGV[2], ARGV[3], ARGV[7])
     end

@@ -155,6 +155,28 @@ class LockTransitionTests {
 	}
 
 	/**
+	 * The waiter's template is stopped (a graceful shutdown while requests are still in
+	 * flight) while one of its threads waits: that thread must still hear the release.
+	 */
+	@Test
+	void aThreadStillWaitingWhenItsTemplateStopsHearsTheRelease() throws Exception {
+		DefaultRedisLockTemplate holder = this.templates.create(LONG_LEASE);
+		DefaultRedisLockTemplate waiter = this.templates.create(LONG_LEASE);
+		RedisLock held = holder.getLock(this.name);
+		assertThat(this.holderThread.submit(() -> held.tryLock(Duration.ZERO, null)).get()).isTrue();
+		Future<Long> got = waitFor(waiter.getLock(this.name));
+		await().atMost(WAKE_UP_BOUND)
+			.until(() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters"))
+					&& waiter.signals().waiterCount() == 1);
+		waiter.stop();
+		long released = System.nanoTime();
+		this.holderThread.submit(held::unlock).get();
+		long gotAt = got.get(LONG_LEASE.toSeconds() + 10, TimeUnit.SECONDS);
+		assertThat(Duration.ofNanos(gotAt - released)).as("hand-off to a thread waiting across stop()")
+			.isLessThan(WAKE_UP_BOUND);
+	}
+
+	/**
 	 * A renewal sent before a hold-at-least release but run after it (the watchdog's
 	 * batch was on its way) must not stretch the kept hold back to a whole lease.
 	 */
