@@ -508,7 +508,8 @@ class TransitionChaosTests {
 		}
 		if (held == null) {
 			if (outcome.startsWith("failed")) {
-				this.holds.add(HoldRecord.failure(client, spec, what, sent, returned, outcome));
+				this.holds.add(HoldRecord.failure(client, spec, what, lease, WATCHDOG_LEASES[worker % 2], sent,
+						returned, outcome));
 			}
 			return;
 		}
@@ -697,6 +698,19 @@ class TransitionChaosTests {
 		}
 		for (HoldRecord hold : this.holds) {
 			if (hold.token() < 0) {
+				// An attempt that got no answer may have run in Redis (when its node came
+				// back); the engine undoes it, owner-checked, and when the undo does not
+				// get through either, nobody renews it: it lasts one lease at most.
+				long answered = hold.returned();
+				for (Outage outage : this.outages) {
+					if (outage.lock().equals(hold.spec().name()) && outage.from() < hold.returned()
+							&& outage.to() > hold.sent()) {
+						answered = Math.max(answered, outage.to());
+					}
+				}
+				Duration lease = (hold.lease() != null) ? hold.lease() : hold.watchdogLease();
+				history.held(hold.spec().name(), hold.sent(), answered + lease.toNanos() / 1000 + MARGIN_MICROS,
+						hold.client() + " " + hold.what() + ", acquisition " + hold.release());
 				continue;
 			}
 			// Granted at the latest attempt: at most a reply's way before it returned.
@@ -1257,8 +1271,9 @@ class TransitionChaosTests {
 			Duration watchdogLease, long token, long sent, long returned, long lastConfirmed, boolean lostSeen,
 			long releasing, long released, String release) {
 
-		static HoldRecord failure(String client, LockSpec spec, String what, long sent, long returned, String outcome) {
-			return new HoldRecord(client, spec, false, what, null, 0, Duration.ZERO, -1, sent, returned, returned,
+		static HoldRecord failure(String client, LockSpec spec, String what, Duration lease, Duration watchdogLease,
+				long sent, long returned, String outcome) {
+			return new HoldRecord(client, spec, false, what, lease, 0, watchdogLease, -1, sent, returned, returned,
 					false, returned, returned, outcome);
 		}
 
