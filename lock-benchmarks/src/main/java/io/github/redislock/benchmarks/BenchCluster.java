@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.stream.IntStream;
 
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.RedisCluster;
 import io.lettuce.core.MigrateArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -17,12 +17,11 @@ import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * A Redis Cluster for the benchmark: six {@code redis-server} processes with
- * {@code cluster-enabled yes} on free loopback ports, three shards (slots split in
- * thirds), each a master and one replica, joined with CLUSTER MEET / ADDSLOTS /
- * REPLICATE. Administered over one plain connection per node kept open for the whole run,
- * so that a transition (a slot move, a replica's takeover) takes no more than its own
- * commands. Keeps track of which node is master of which shard.
+ * A Redis Cluster for the benchmark: the test fixture's six {@code redis-server}
+ * processes ({@link RedisCluster}: three shards, slots split in thirds, each a master and
+ * one replica). Administered over one plain connection per node kept open for the whole
+ * run, so that a transition (a slot move, a replica's takeover) takes no more than its
+ * own commands. Keeps track of which node is master of which shard.
  */
 final class BenchCluster implements AutoCloseable {
 
@@ -42,49 +41,28 @@ final class BenchCluster implements AutoCloseable {
 	/** Node index of each shard's replica. */
 	private final int[] replicas = { 3, 4, 5 };
 
-	private BenchCluster(List<LocalRedisServer> nodes) {
-		this.nodes = nodes;
-	}
+	private final RedisCluster cluster;
 
-	static BenchCluster start() {
-		List<LocalRedisServer> nodes = new ArrayList<>();
-		try {
-			for (int i = 0; i < 6; i++) {
-				nodes.add(LocalRedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "5000", "--repl-diskless-sync-delay", "0"));
-			}
-			BenchCluster cluster = new BenchCluster(nodes);
-			cluster.join();
-			return cluster;
-		}
-		catch (RuntimeException ex) {
-			nodes.forEach(LocalRedisServer::close);
-			throw ex;
-		}
-	}
-
-	private void join() {
+	private BenchCluster(RedisCluster cluster) {
+		this.cluster = cluster;
+		this.nodes = cluster.nodes();
 		for (LocalRedisServer node : this.nodes) {
 			this.connections.add(this.client.connect(RedisURI.create("127.0.0.1", node.port())));
 		}
-		for (int i = 0; i < 3; i++) {
-			node(i).clusterAddSlots(IntStream.range(firstSlot(i), firstSlot(i + 1)).toArray());
+	}
+
+	/**
+	 * Start the test fixture's six-node cluster (three masters, each with its replica in
+	 * sync) and keep a connection open to every node.
+	 */
+	static BenchCluster start() {
+		RedisCluster cluster = RedisCluster.start();
+		try {
+			return new BenchCluster(cluster);
 		}
-		for (int i = 1; i < 6; i++) {
-			node(i).clusterMeet("127.0.0.1", port(0));
-		}
-		await("all nodes to know each other",
-				() -> IntStream.range(0, 6).allMatch((i) -> node(i).clusterInfo().contains("cluster_known_nodes:6")));
-		for (int i = 0; i < 3; i++) {
-			String masterId = node(i).clusterMyId();
-			RedisCommands<String, String> replica = node(i + 3);
-			await("replica to see its master", () -> replica.clusterNodes().contains(masterId));
-			replica.clusterReplicate(masterId);
-		}
-		await("cluster_state:ok on every node",
-				() -> IntStream.range(0, 6).allMatch((i) -> node(i).clusterInfo().contains("cluster_state:ok")));
-		for (int shard = 0; shard < 3; shard++) {
-			awaitReplicaLinked(shard);
+		catch (RuntimeException ex) {
+			cluster.close();
+			throw ex;
 		}
 	}
 
@@ -209,7 +187,7 @@ final class BenchCluster implements AutoCloseable {
 	public void close() {
 		this.connections.forEach(StatefulRedisConnection::close);
 		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		this.nodes.forEach(LocalRedisServer::close);
+		this.cluster.close();
 	}
 
 }
