@@ -30,6 +30,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -152,7 +153,32 @@ class DashboardBrowserTests {
 	}
 
 	private String cell(String queue, String column) {
-		return this.browser.findElement(By.cssSelector("tr[data-queue='" + queue + "'] td." + column)).getText();
+		return text(By.cssSelector("tr[data-queue='" + queue + "'] td." + column));
+	}
+
+	/**
+	 * Return the text of what {@code element} finds. The page redraws its tables every
+	 * few seconds: an element found just before a redraw is gone by the time it is read,
+	 * so it is found again.
+	 */
+	private String text(By element) {
+		String[] text = new String[1];
+		await().atMost(PATIENCE).ignoreException(StaleElementReferenceException.class).until(() -> {
+			text[0] = this.browser.findElement(element).getText();
+			return true;
+		});
+		return text[0];
+	}
+
+	/**
+	 * Click what {@code element} finds, finding it again when the page redrew it between
+	 * finding and clicking.
+	 */
+	private void click(By element) {
+		await().atMost(PATIENCE).ignoreException(StaleElementReferenceException.class).until(() -> {
+			this.browser.findElement(element).click();
+			return true;
+		});
 	}
 
 	@SuppressWarnings("unchecked")
@@ -204,9 +230,8 @@ class DashboardBrowserTests {
 			assertThat(cell("receipts", "dead")).isEqualTo("1");
 			assertThat(cell("receipts", "state")).isEqualTo("paused");
 			assertThat(cell("fulfilment", "delayed")).isEqualTo("1");
-			assertThat(this.browser.findElement(By.cssSelector("#locks tr[data-lock='report:2026-11']")).getText())
-				.contains("exclusive");
-			this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+			assertThat(text(By.cssSelector("#locks tr[data-lock='report:2026-11']"))).contains("exclusive");
+			click(By.cssSelector("tr[data-queue='receipts'] a.queue"));
 			await().atMost(PATIENCE)
 				.until(() -> this.browser.findElements(By.cssSelector("#upcoming tr[data-id]")).size() == 2);
 			this.browser.findElement(By.id("holder-name")).sendKeys("report:2026-11");
@@ -216,7 +241,7 @@ class DashboardBrowserTests {
 			assertThat(this.browser.findElement(By.id("holder-result")).getText())
 				.contains("pid " + ProcessHandle.current().pid());
 			screenshot("target/dashboard.png");
-			this.browser.findElement(By.cssSelector("#upcoming tr[data-id='later-1'] button.cancel")).click();
+			click(By.cssSelector("#upcoming tr[data-id='later-1'] button.cancel"));
 			await().atMost(PATIENCE).until(() -> queue.find("receipts", "later-1").isEmpty());
 			assertThat(queue.find("receipts", "later-2")).isPresent();
 		}
@@ -235,14 +260,13 @@ class DashboardBrowserTests {
 		await().atMost(PATIENCE).until(() -> !dead.list("receipts", 10).isEmpty());
 		receipts.setMailboxOpen(true);
 		signInAs("operator");
-		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+		click(By.cssSelector("tr[data-queue='receipts'] a.queue"));
 		await().atMost(PATIENCE)
 			.until(() -> !this.browser.findElements(By.cssSelector("#dead tr[data-id='order-41'] button.requeue"))
 				.isEmpty());
-		assertThat(this.browser.findElement(By.cssSelector("#dead tr[data-id='order-41']")).getText())
-			.contains("MailboxClosedException")
+		assertThat(text(By.cssSelector("#dead tr[data-id='order-41']"))).contains("MailboxClosedException")
 			.contains("1");
-		this.browser.findElement(By.cssSelector("#dead tr[data-id='order-41'] button.requeue")).click();
+		click(By.cssSelector("#dead tr[data-id='order-41'] button.requeue"));
 		await().atMost(PATIENCE).until(() -> receipts.sent().contains("order-41"));
 		assertThat(dead.list("receipts", 10)).isEmpty();
 		await().atMost(PATIENCE).until(() -> this.browser.findElements(By.cssSelector("#dead tr[data-id]")).isEmpty());
@@ -252,7 +276,7 @@ class DashboardBrowserTests {
 	void pauseViaThePageStopsWorkAndResumeRunsItAll() {
 		Receipts receipts = this.app.getBean(Receipts.class);
 		signInAs("operator");
-		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] button.pause")).click();
+		click(By.cssSelector("tr[data-queue='receipts'] button.pause"));
 		TaskQueue queue = this.app.getBean(TaskQueue.class);
 		await().atMost(PATIENCE).until(() -> queue.isPaused("receipts"));
 		await().atMost(PATIENCE).until(() -> cell("receipts", "state").equals("paused"));
@@ -265,7 +289,7 @@ class DashboardBrowserTests {
 		await().atMost(PATIENCE)
 			.until(() -> !this.browser.findElements(By.cssSelector("tr[data-queue='receipts'] button.resume"))
 				.isEmpty());
-		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] button.resume")).click();
+		click(By.cssSelector("tr[data-queue='receipts'] button.resume"));
 		await().atMost(PATIENCE)
 			.until(() -> receipts.sent().stream().filter((id) -> id.startsWith("paused-")).count() == 10);
 		assertThat(queue.isPaused("receipts")).isFalse();
@@ -278,7 +302,7 @@ class DashboardBrowserTests {
 		receipts.send("order-77", "fay");
 		await().atMost(PATIENCE).until(() -> !this.app.getBean(DeadLetters.class).list("receipts", 10).isEmpty());
 		signInAs("viewer");
-		this.browser.findElement(By.cssSelector("tr[data-queue='receipts'] a.queue")).click();
+		click(By.cssSelector("tr[data-queue='receipts'] a.queue"));
 		await().atMost(PATIENCE)
 			.until(() -> !this.browser.findElements(By.cssSelector("#dead tr[data-id='order-77']")).isEmpty());
 		assertThat(body().getDomAttribute("class")).contains("read-only");
