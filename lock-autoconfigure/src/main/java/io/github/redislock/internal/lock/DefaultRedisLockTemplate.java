@@ -3,13 +3,17 @@ package io.github.redislock.internal.lock;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -459,39 +463,64 @@ public class DefaultRedisLockTemplate
 	}
 
 	/**
+	 * How long a shutdown waits, in all, for the releases of the holds still held: a
+	 * Redis node that does not answer (killed in a failover, hung) must not hold the
+	 * shutdown up for a command timeout per hold. A release not answered by then is still
+	 * on its way; if it does not run, the hold expires with its lease.
+	 */
+	static final Duration SHUTDOWN_RELEASE_TIMEOUT = Duration.ofSeconds(5);
+
+	/**
 	 * Release every hold of this instance in Redis: each is marked lost first ("the
 	 * application released it at shutdown"), so work that still runs under it sees
 	 * {@link io.github.redislock.core.LockContext#isHeld()} false, and its own unlock
-	 * later reports the loss.
+	 * later reports the loss. The releases are sent all at once and waited for
+	 * {@link #SHUTDOWN_RELEASE_TIMEOUT} in all.
 	 */
 	void releaseHeldLocks() {
-		List<String> released = new ArrayList<>();
+		Map<LockHold, CompletableFuture<Long>> releases = new LinkedHashMap<>();
 		for (LockHold hold : this.holds.all()) {
-			if (!hold.markLost("the application released it when it shut down, while the work still ran")) {
-				continue;
+			if (hold.markLost("the application released it when it shut down, while the work still ran")) {
+				CompletableFuture<Long> release;
+				try {
+					release = this.commands.callAsync(releaseAtShutdown(hold));
+				}
+				catch (RuntimeException ex) {
+					release = CompletableFuture.failedFuture(ex);
+				}
+				// Threads of this instance may still wait for it, whatever the answer.
+				String signalKey = signalKey(hold);
+				release.whenComplete((result, ex) -> this.signals.signal(signalKey));
+				releases.put(hold, release);
 			}
-			try {
-				releaseAtShutdown(hold);
+		}
+		if (releases.isEmpty()) {
+			return;
+		}
+		try {
+			CompletableFuture.allOf(releases.values().toArray(CompletableFuture[]::new))
+				.get(SHUTDOWN_RELEASE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Reported per hold below.
+		}
+		List<String> released = new ArrayList<>();
+		releases.forEach((hold, release) -> {
+			if (release.isDone() && !release.isCompletedExceptionally()) {
 				released.add(Printable.of(hold.name()) + ((hold.holdAtLeastMillis() > 0) ? " (kept for what remains of "
 						+ Duration.ofMillis(hold.holdAtLeastMillis()) + " after its acquisition)" : ""));
+				return;
 			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not release lock '" + Printable.of(hold.name())
-						+ "' at shutdown; it expires with its lease: " + ex);
-			}
-		}
+			String why = release.isDone() ? release.handle((result, ex) -> String.valueOf(ex)).join()
+					: "no answer within " + SHUTDOWN_RELEASE_TIMEOUT;
+			logger.warn("Could not release lock '" + Printable.of(hold.name())
+					+ "' at shutdown; it expires with its lease: " + why);
+		});
 		if (!released.isEmpty()) {
 			logger.info("Released " + released.size() + " lock(s) still held at shutdown: " + released);
-		}
-	}
-
-	private void releaseAtShutdown(LockHold hold) {
-		try {
-			sendReleaseAtShutdown(hold);
-		}
-		finally {
-			// Threads of this instance may still wait for it.
-			this.signals.signal(signalKey(hold));
 		}
 	}
 
@@ -500,19 +529,17 @@ public class DefaultRedisLockTemplate
 				? this.keys.readWriteKeys(hold.name()).write() : hold.key();
 	}
 
-	private void sendReleaseAtShutdown(LockHold hold) {
+	private LockCommands.ScriptCall releaseAtShutdown(LockHold hold) {
 		if (hold.kind() == LockKind.SEMAPHORE) {
-			this.commands.call(this.commands.releasePermitCall(this.keys.semaphoreKeys(hold.name()), hold.owner(),
-					this.signals.releaseMessage(hold.key())));
-			return;
+			return this.commands.releasePermitCall(this.keys.semaphoreKeys(hold.name()), hold.owner(),
+					this.signals.releaseMessage(hold.key()));
 		}
 		if (hold.kind() == LockKind.EXCLUSIVE) {
-			this.commands.release(hold.key(), hold.owner(), hold.token(), this.signals.releaseMessage(hold.key()),
-					hold.holdAtLeastMillis());
-			return;
+			return this.commands.releaseCall(hold.key(), hold.owner(), hold.token(),
+					this.signals.releaseMessage(hold.key()), hold.holdAtLeastMillis());
 		}
 		LockKeys.ReadWriteKeys keys = this.keys.readWriteKeys(hold.name());
-		this.readWriteCommands.release(keys, hold.kind() == LockKind.WRITE, hold.owner(), hold.token(),
+		return this.readWriteCommands.releaseCall(keys, hold.kind() == LockKind.WRITE, hold.owner(), hold.token(),
 				this.signals.releaseMessage(keys.write()), hold.holdAtLeastMillis());
 	}
 
