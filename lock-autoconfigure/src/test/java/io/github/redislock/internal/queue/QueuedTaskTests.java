@@ -21,6 +21,8 @@ import io.github.redislock.queue.TaskQueue;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,6 +51,9 @@ class QueuedTaskTests {
 	static final Map<String, Map<String, AtomicInteger>> RUNS = new ConcurrentHashMap<>();
 
 	static final Map<String, CountDownLatch> BLOCKERS = new ConcurrentHashMap<>();
+
+	/** The payments the handlers were called with, by test queue and task id. */
+	static final Map<String, Payment> PAID = new ConcurrentHashMap<>();
 
 	private final RedisServer redis;
 
@@ -174,6 +179,25 @@ class QueuedTaskTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> dead.list(queue("failing"), 10).size() == 1);
 			assertThat(dead.purge(queue("failing"))).isEqualTo(1);
 			assertThat(queueKeys()).isEmpty();
+		});
+	}
+
+	@Test
+	void argumentsWhoseTypeCarriesATypeIdRunWithTheirValuesDeclaredAsTheInterfaceOrTheClass() {
+		this.runner.run((context) -> {
+			Tasks tasks = context.getBean(Tasks.class);
+			tasks.pay("p1", new Card("4111"));
+			tasks.pay("p2", new Transfer("DE89"));
+			tasks.payByCard("p3", new Card("5500"));
+			DeadLetters dead = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> PAID.keySet().stream().filter((key) -> key.startsWith(this.queue)).count() == 3
+						|| !dead.list(queue("pay"), 10).isEmpty() || !dead.list(queue("card"), 10).isEmpty());
+			assertThat(dead.list(queue("pay"), 10)).as("dead letters of the interface's queue").isEmpty();
+			assertThat(dead.list(queue("card"), 10)).as("dead letters of the class's queue").isEmpty();
+			assertThat(PAID).containsEntry(this.queue + "/p1", new Card("4111"))
+				.containsEntry(this.queue + "/p2", new Transfer("DE89"))
+				.containsEntry(this.queue + "/p3", new Card("5500"));
 		});
 	}
 
@@ -391,6 +415,22 @@ class QueuedTaskTests {
 
 	}
 
+	/**
+	 * A type that carries its type id, as a class hierarchy read by an interface does.
+	 */
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+	@JsonSubTypes({ @JsonSubTypes.Type(value = Card.class, name = "card"),
+			@JsonSubTypes.Type(value = Transfer.class, name = "transfer") })
+	sealed interface Payment permits Card, Transfer {
+
+	}
+
+	record Card(String number) implements Payment {
+	}
+
+	record Transfer(String iban) implements Payment {
+	}
+
 	static class Tasks {
 
 		private static void ran(String queue, String id) {
@@ -488,6 +528,16 @@ class QueuedTaskTests {
 
 		@QueuedTask(queue = "${test.queue}.opaque")
 		public void opaque(Object thing) {
+		}
+
+		@QueuedTask(queue = "${test.queue}.pay", id = "#id")
+		public void pay(String id, Payment payment) {
+			PAID.put(currentQueue() + "/" + id, payment);
+		}
+
+		@QueuedTask(queue = "${test.queue}.card", id = "#id")
+		public void payByCard(String id, Card card) {
+			PAID.put(currentQueue() + "/" + id, card);
 		}
 
 		@org.springframework.beans.factory.annotation.Value("${test.queue}")
