@@ -37,6 +37,8 @@ final class QueuePoller {
 
 	private final Consumer<TaskRun> handler;
 
+	private final HandOffListener handOffs;
+
 	private final FailureListener failures;
 
 	private final Semaphore freeWorkers;
@@ -60,8 +62,9 @@ final class QueuePoller {
 	private volatile boolean taking = true;
 
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
-			Consumer<TaskRun> handler, QueueExecutors executors, FailureListener failures) {
+			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures) {
 		this.failures = failures;
+		this.handOffs = handOffs;
 		this.queueName = queueName;
 		this.queue = queue;
 		this.settings = settings;
@@ -120,9 +123,7 @@ final class QueuePoller {
 				free = 0;
 				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
-					TaskRun run = new TaskRun(task, sent);
-					this.running.put(task.handle(), run);
-					this.workers.executor().execute(() -> runTask(run));
+					handOff(new TaskRun(task, sent));
 				}
 				if (claimed.tasks().isEmpty()) {
 					long pause = this.settings.pollInterval().toMillis();
@@ -160,6 +161,24 @@ final class QueuePoller {
 		}
 	}
 
+	/**
+	 * Hand a claimed task to a worker thread. When that fails (the application's
+	 * {@code TaskDecorator} or the executor throws), the task never ran: its worker slot
+	 * comes back, its claim is no longer renewed, and the listener settles it as a failed
+	 * attempt, so it runs again after its backoff or ends in the dead letters.
+	 */
+	private void handOff(TaskRun run) {
+		this.running.put(run.task().handle(), run);
+		try {
+			this.workers.executor().execute(() -> runTask(run));
+		}
+		catch (RuntimeException ex) {
+			ended(run);
+			this.handOffs.failed(run, new IllegalStateException("Could not hand task '" + Printable.of(run.task().id())
+					+ "' of queue '" + this.queueName + "' to a worker thread: " + ex, ex));
+		}
+	}
+
 	private void runTask(TaskRun run) {
 		run.startedOn(Thread.currentThread());
 		try {
@@ -167,11 +186,19 @@ final class QueuePoller {
 		}
 		finally {
 			run.startedOn(null);
-			this.running.remove(run.task().handle(), run);
-			this.freeWorkers.release();
-			synchronized (this.runEnded) {
-				this.runEnded.notifyAll();
-			}
+			ended(run);
+		}
+	}
+
+	/**
+	 * A run ended (or never started): its claim is no longer renewed, and its worker is
+	 * free.
+	 */
+	private void ended(TaskRun run) {
+		this.running.remove(run.task().handle(), run);
+		this.freeWorkers.release();
+		synchronized (this.runEnded) {
+			this.runEnded.notifyAll();
 		}
 	}
 
@@ -289,6 +316,20 @@ final class QueuePoller {
 	void stopRenewing() {
 		this.renewer.shutdown();
 		this.workers.close().run();
+	}
+
+	/**
+	 * Told about claimed tasks that could not be handed to a worker thread.
+	 */
+	interface HandOffListener {
+
+		/**
+		 * Settle the claim of a task that never ran; called on the poller's thread.
+		 * @param run the task's run, which never started
+		 * @param failure why the hand-off failed
+		 */
+		void failed(TaskRun run, RuntimeException failure);
+
 	}
 
 	/**
