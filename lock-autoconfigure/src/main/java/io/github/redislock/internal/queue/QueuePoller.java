@@ -2,8 +2,10 @@ package io.github.redislock.internal.queue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -22,6 +24,12 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * thread of its own, so a slow call for one queue never delays another queue's renewals,
  * and marks a run's claim lost when a renewal finds it taken or none reached Redis within
  * the visibility timeout.
+ * <p>
+ * This instance never runs one id twice at once: its claims name the ids it still runs,
+ * which it is not given again, and the claims it still runs and holds, which its own
+ * claims do not recover when their deadline passed (a renewal that comes late, after a
+ * pause of this instance, still holds a claim nobody took). Every run is renewed by its
+ * own claim, so a run whose claim another instance took always learns it.
  */
 final class QueuePoller {
 
@@ -51,8 +59,11 @@ final class QueuePoller {
 
 	private final ThreadPoolTaskScheduler renewer;
 
-	/** Running tasks by handle. */
-	private final Map<String, TaskRun> running = new ConcurrentHashMap<>();
+	/**
+	 * Running tasks by claim (handle and token; the tasks of one claim call share a
+	 * token): each run is renewed, and learns of the loss of its claim, on its own.
+	 */
+	private final Map<Claim, TaskRun> running = new ConcurrentHashMap<>();
 
 	/** Signalled when a run ends, for {@link #awaitRunning(long)}. */
 	private final Object runEnded = new Object();
@@ -117,8 +128,16 @@ final class QueuePoller {
 					return;
 				}
 				long sent = System.nanoTime();
+				List<RedisTaskQueue.ClaimedTask> held = new ArrayList<>();
+				Set<String> runningIds = new HashSet<>();
+				for (TaskRun run : this.running.values()) {
+					runningIds.add(run.task().id());
+					if (run.isClaimHeld()) {
+						held.add(run.task());
+					}
+				}
 				RedisTaskQueue.Claimed claimed = this.queue.claim(this.queueName,
-						Math.min(free, this.settings.batchSize()), this.claimer, this.settings);
+						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
 				deadLettered(claimed.deadLettered());
@@ -168,7 +187,7 @@ final class QueuePoller {
 	 * attempt, so it runs again after its backoff or ends in the dead letters.
 	 */
 	private void handOff(TaskRun run) {
-		this.running.put(run.task().handle(), run);
+		this.running.put(Claim.of(run), run);
 		try {
 			this.workers.executor().execute(() -> runTask(run));
 		}
@@ -195,7 +214,7 @@ final class QueuePoller {
 	 * free.
 	 */
 	private void ended(TaskRun run) {
-		this.running.remove(run.task().handle(), run);
+		this.running.remove(Claim.of(run), run);
 		this.freeWorkers.release();
 		synchronized (this.runEnded) {
 			this.runEnded.notifyAll();
@@ -316,6 +335,17 @@ final class QueuePoller {
 	void stopRenewing() {
 		this.renewer.shutdown();
 		this.workers.close().run();
+	}
+
+	/**
+	 * One claim of a task: the key of its run.
+	 */
+	private record Claim(String handle, String token) {
+
+		static Claim of(TaskRun run) {
+			return new Claim(run.task().handle(), run.task().token());
+		}
+
 	}
 
 	/**
