@@ -59,8 +59,8 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		@Nullable Object[] arguments = invocation.getArguments();
-		String payload = TaskArguments.write(this.json.obtain(), operation.description(), operation.parameterNames(),
-				arguments);
+		String payload = TaskArguments.write(this.json.obtain(), operation.method(), operation.description(),
+				operation.parameterNames(), arguments);
 		String id = (operation.id() != null) ? operation.id().join(arguments) : digest(payload);
 		Duration delay = operation.delay(arguments);
 		Instant runAt = operation.runAt(arguments);

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.aop;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.TemporalAccessor;
@@ -20,10 +21,12 @@ import org.jspecify.annotations.Nullable;
  * @param onDuplicate what a call does when the id is waiting already
  * @param settings the queue's own settings
  * @param parameterNames the method's parameter names, for messages
+ * @param method the method, whose declared parameter types the arguments are written and
+ * read as
  */
 record QueuedTaskOperation(String description, String queue, @Nullable LockKeyExpressions id, Duration delay,
 		@Nullable LockKeyExpressions delayExpression, @Nullable LockKeyExpressions runAt, OnDuplicate onDuplicate,
-		TaskSettings settings, String[] parameterNames) {
+		TaskSettings settings, String[] parameterNames, Method method) {
 
 	/**
 	 * Return how long after now one call's task is due.

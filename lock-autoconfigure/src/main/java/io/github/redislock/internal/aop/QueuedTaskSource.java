@@ -87,7 +87,7 @@ public final class QueuedTaskSource {
 		}
 		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
 				runAt, annotation.onDuplicate(), settings(annotation, description),
-				LockKeyExpressions.parameterNames(method));
+				LockKeyExpressions.parameterNames(method), method);
 	}
 
 	private TaskSettings settings(QueuedTask annotation, String description) {

@@ -2,8 +2,10 @@ package io.github.redislock.internal.queue;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
@@ -22,6 +24,12 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * thread of its own, so a slow call for one queue never delays another queue's renewals,
  * and marks a run's claim lost when a renewal finds it taken or none reached Redis within
  * the visibility timeout.
+ * <p>
+ * This instance never runs one id twice at once: its claims name the ids it still runs,
+ * which it is not given again, and the claims it still runs and holds, which its own
+ * claims do not recover when their deadline passed (a renewal that comes late, after a
+ * pause of this instance, still holds a claim nobody took). Every run is renewed by its
+ * own claim, so a run whose claim another instance took always learns it.
  */
 final class QueuePoller {
 
@@ -37,6 +45,8 @@ final class QueuePoller {
 
 	private final Consumer<TaskRun> handler;
 
+	private final HandOffListener handOffs;
+
 	private final FailureListener failures;
 
 	private final Semaphore freeWorkers;
@@ -49,8 +59,11 @@ final class QueuePoller {
 
 	private final ThreadPoolTaskScheduler renewer;
 
-	/** Running tasks by handle. */
-	private final Map<String, TaskRun> running = new ConcurrentHashMap<>();
+	/**
+	 * Running tasks by claim (handle and token; the tasks of one claim call share a
+	 * token): each run is renewed, and learns of the loss of its claim, on its own.
+	 */
+	private final Map<Claim, TaskRun> running = new ConcurrentHashMap<>();
 
 	/** Signalled when a run ends, for {@link #awaitRunning(long)}. */
 	private final Object runEnded = new Object();
@@ -60,8 +73,9 @@ final class QueuePoller {
 	private volatile boolean taking = true;
 
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
-			Consumer<TaskRun> handler, QueueExecutors executors, FailureListener failures) {
+			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures) {
 		this.failures = failures;
+		this.handOffs = handOffs;
 		this.queueName = queueName;
 		this.queue = queue;
 		this.settings = settings;
@@ -114,15 +128,21 @@ final class QueuePoller {
 					return;
 				}
 				long sent = System.nanoTime();
+				List<RedisTaskQueue.ClaimedTask> held = new ArrayList<>();
+				Set<String> runningIds = new HashSet<>();
+				for (TaskRun run : this.running.values()) {
+					runningIds.add(run.task().id());
+					if (run.isClaimHeld()) {
+						held.add(run.task());
+					}
+				}
 				RedisTaskQueue.Claimed claimed = this.queue.claim(this.queueName,
-						Math.min(free, this.settings.batchSize()), this.claimer, this.settings);
+						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
 				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
-					TaskRun run = new TaskRun(task, sent);
-					this.running.put(task.handle(), run);
-					this.workers.executor().execute(() -> runTask(run));
+					handOff(new TaskRun(task, sent));
 				}
 				if (claimed.tasks().isEmpty()) {
 					long pause = this.settings.pollInterval().toMillis();
@@ -160,6 +180,24 @@ final class QueuePoller {
 		}
 	}
 
+	/**
+	 * Hand a claimed task to a worker thread. When that fails (the application's
+	 * {@code TaskDecorator} or the executor throws), the task never ran: its worker slot
+	 * comes back, its claim is no longer renewed, and the listener settles it as a failed
+	 * attempt, so it runs again after its backoff or ends in the dead letters.
+	 */
+	private void handOff(TaskRun run) {
+		this.running.put(Claim.of(run), run);
+		try {
+			this.workers.executor().execute(() -> runTask(run));
+		}
+		catch (RuntimeException ex) {
+			ended(run);
+			this.handOffs.failed(run, new IllegalStateException("Could not hand task '" + Printable.of(run.task().id())
+					+ "' of queue '" + this.queueName + "' to a worker thread: " + ex, ex));
+		}
+	}
+
 	private void runTask(TaskRun run) {
 		run.startedOn(Thread.currentThread());
 		try {
@@ -167,11 +205,19 @@ final class QueuePoller {
 		}
 		finally {
 			run.startedOn(null);
-			this.running.remove(run.task().handle(), run);
-			this.freeWorkers.release();
-			synchronized (this.runEnded) {
-				this.runEnded.notifyAll();
-			}
+			ended(run);
+		}
+	}
+
+	/**
+	 * A run ended (or never started): its claim is no longer renewed, and its worker is
+	 * free.
+	 */
+	private void ended(TaskRun run) {
+		this.running.remove(Claim.of(run), run);
+		this.freeWorkers.release();
+		synchronized (this.runEnded) {
+			this.runEnded.notifyAll();
 		}
 	}
 
@@ -289,6 +335,31 @@ final class QueuePoller {
 	void stopRenewing() {
 		this.renewer.shutdown();
 		this.workers.close().run();
+	}
+
+	/**
+	 * One claim of a task: the key of its run.
+	 */
+	private record Claim(String handle, String token) {
+
+		static Claim of(TaskRun run) {
+			return new Claim(run.task().handle(), run.task().token());
+		}
+
+	}
+
+	/**
+	 * Told about claimed tasks that could not be handed to a worker thread.
+	 */
+	interface HandOffListener {
+
+		/**
+		 * Settle the claim of a task that never ran; called on the poller's thread.
+		 * @param run the task's run, which never started
+		 * @param failure why the hand-off failed
+		 */
+		void failed(TaskRun run, RuntimeException failure);
+
 	}
 
 	/**

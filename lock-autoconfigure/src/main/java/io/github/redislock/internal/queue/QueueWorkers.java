@@ -191,7 +191,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				continue;
 			}
 			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, entry.getValue().settings(),
-					this.instanceId, (run) -> run(entry.getValue(), run), this.executors, this::failed);
+					this.instanceId, (run) -> run(entry.getValue(), run),
+					(run, failure) -> handOffFailed(entry.getValue(), run, failure), this.executors, this::failed);
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
@@ -263,6 +264,21 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			context.close();
 			CurrentTask.exited();
 		}
+	}
+
+	/**
+	 * A claimed task could not be handed to a worker thread: it never ran. At shutdown
+	 * its claim goes back (due now, the attempt not counted); otherwise the hand-off is a
+	 * failed attempt like a failed run, retried after its backoff or dead-lettered once
+	 * the attempts are used up, so a hand-off that always fails cannot hold a task
+	 * forever.
+	 */
+	private void handOffFailed(Handler handler, TaskRun run, RuntimeException failure) {
+		if (this.stopping) {
+			settle(run, "release", "");
+			return;
+		}
+		failed(handler, run, failure);
 	}
 
 	private static boolean causedByInterrupt(Throwable failure) {

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -353,11 +355,30 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * {@link QueueSettings#maxAttempts()}.
 	 */
 	Claimed claim(String queue, int max, String claimer, QueueSettings settings) {
-		List<?> flat = runList(CLAIM, this.keys.all(queue),
-				List.of(Integer.toString(max), Long.toString(settings.visibilityTimeout().toMillis()), claimer,
-						Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
-						Long.toString(settings.deadLetterMaxAge().toMillis()),
-						Long.toString(2 * settings.pollInterval().toMillis() + IDLE_MARGIN_MILLIS)));
+		return claim(queue, max, claimer, settings, List.of(), List.of());
+	}
+
+	/**
+	 * Claim up to {@code max} due tasks for a claimer that still runs some: none of the
+	 * ids it runs is given to it again, and its claims that it still holds are not
+	 * recovered by this call (it renews them).
+	 * @param held the claimer's runs that still hold their claims
+	 * @param runningIds the ids of the claimer's runs, held or not
+	 */
+	Claimed claim(String queue, int max, String claimer, QueueSettings settings, Collection<ClaimedTask> held,
+			Collection<String> runningIds) {
+		List<String> args = new ArrayList<>(8 + 2 * held.size() + runningIds.size());
+		Collections.addAll(args, Integer.toString(max), Long.toString(settings.visibilityTimeout().toMillis()), claimer,
+				Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
+				Long.toString(settings.deadLetterMaxAge().toMillis()),
+				Long.toString(2 * settings.pollInterval().toMillis() + IDLE_MARGIN_MILLIS),
+				Integer.toString(held.size()));
+		for (ClaimedTask task : held) {
+			args.add(task.handle());
+			args.add(task.token());
+		}
+		args.addAll(runningIds);
+		List<?> flat = runList(CLAIM, this.keys.all(queue), args);
 		List<ClaimedTask> tasks = new ArrayList<>();
 		List<String> buried = new ArrayList<>();
 		long nextDueMillis = -1;

@@ -1,10 +1,12 @@
 package io.github.redislock.internal.queue;
 
+import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DeserializationFeature;
@@ -12,8 +14,9 @@ import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The arguments of a {@code @QueuedTask} call as a JSON array, read back by the method's
- * declared parameter types only: a payload can never choose the class to instantiate.
+ * The arguments of a {@code @QueuedTask} call as a JSON array, written and read back by
+ * the method's declared parameter types only: a payload can never choose a class the
+ * declared type does not allow.
  *
  * @since 0.1.0
  */
@@ -23,33 +26,49 @@ public final class TaskArguments {
 	}
 
 	/**
-	 * Write the arguments as a JSON array.
+	 * Write the arguments as a JSON array, each as its declared parameter type, in one
+	 * pass: what {@link #read} reads back, type ids included where a declared type (or
+	 * the class it names) asks for them.
+	 * @param json the mapper
+	 * @param method the method whose declared parameter types the arguments are written
+	 * as
+	 * @param description the method, for messages
+	 * @param parameterNames the method's parameter names, for messages
+	 * @param arguments the arguments, one per parameter
+	 * @return the JSON array
 	 * @throws IllegalArgumentException naming the parameter that cannot be written
 	 */
-	public static String write(JsonMapper json, String description, String[] parameterNames,
+	public static String write(JsonMapper json, Method method, String description, String[] parameterNames,
 			@Nullable Object[] arguments) {
-		try {
-			// One pass, each argument by its own type, as an array of them.
-			return json.writeValueAsString(arguments);
+		Type[] types = method.getGenericParameterTypes();
+		if (types.length != arguments.length) {
+			throw new IllegalArgumentException(description + ": " + arguments.length + " arguments for " + types.length
+					+ " parameters, so the call was not enqueued");
 		}
-		catch (JacksonException | IllegalArgumentException ex) {
-			// Find the argument to name.
-			for (int i = 0; i < arguments.length; i++) {
+		StringWriter text = new StringWriter();
+		try (JsonGenerator generator = json.createGenerator(text)) {
+			generator.writeStartArray();
+			for (int i = 0; i < types.length; i++) {
+				// By the declared type, as read() reads it: written by its runtime class,
+				// an
+				// argument whose type carries @JsonTypeInfo would lack the type id
+				// reading by
+				// the declared type expects.
 				try {
-					json.writeValueAsString(arguments[i]);
+					json.writerFor(json.constructType(types[i])).writeValue(generator, arguments[i]);
 				}
-				catch (JacksonException | IllegalArgumentException argumentFailure) {
+				catch (JacksonException | IllegalArgumentException ex) {
 					Object argument = arguments[i];
-					throw new IllegalArgumentException(description + ": argument '" + parameterNames[i] + "' ("
-							+ ((argument != null) ? argument.getClass().getName() : "null")
-							+ ") cannot be written as JSON, so the call was not enqueued: "
-							+ argumentFailure.getMessage(), argumentFailure);
+					throw new IllegalArgumentException(
+							description + ": argument '" + parameterNames[i] + "' ("
+									+ ((argument != null) ? argument.getClass().getName() : "null")
+									+ ") cannot be written as JSON, so the call was not enqueued: " + ex.getMessage(),
+							ex);
 				}
 			}
-			throw new IllegalArgumentException(description
-					+ ": the arguments cannot be written as JSON, so the call was not enqueued: " + ex.getMessage(),
-					ex);
+			generator.writeEndArray();
 		}
+		return text.toString();
 	}
 
 	/**

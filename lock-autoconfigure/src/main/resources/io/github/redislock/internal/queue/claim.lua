@@ -4,18 +4,34 @@
 -- First, in-flight tasks whose deadline passed (their worker died or was cut off) come back
 -- as waiting tasks of their own, or, when they were claimed max-attempts times already, go
 -- to the dead letters. Aged dead letters are trimmed. A paused queue gives out no task.
+-- The claiming instance never gets back a task whose id it still runs: its own claims that it
+-- still runs and holds are not expired here (it renews them itself: a late renewal of a claim
+-- nobody took still holds), and a due task of an id it runs waits for that run to end, as a
+-- task of an id running elsewhere does. Another instance still recovers such an expired claim.
 -- ARGV[1] max tasks, ARGV[2] visibility ms, ARGV[3] claimer id, ARGV[4] max attempts,
 -- ARGV[5] max dead, ARGV[6] max dead age ms, ARGV[7] how long a worker that finds nothing waits
--- at most before it looks again, ms (with a margin)
+-- at most before it looks again, ms (with a margin), ARGV[8] n, then n pairs of handle and
+-- token of the claims the claimer still runs and holds, then the ids the claimer still runs
 -- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
 -- letters, then per task: id, handle, payload, token, attempt, context ('' when none)}
 local max_attempts = tonumber(ARGV[4])
 local max_dead = tonumber(ARGV[5])
 local max_dead_age = tonumber(ARGV[6])
+local held_here = {}
+local held_count = tonumber(ARGV[8] or '0')
+for i = 9, 8 + 2 * held_count, 2 do
+  held_here[ARGV[i]] = ARGV[i + 1]
+end
+local running_here = {}
+for i = 9 + 2 * held_count, #ARGV do
+  running_here[ARGV[i]] = true
+end
 local buried = {}
 for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMIT', 0, 1000)) do
   local id = task_id(handle)
-  if id then
+  if held_here[handle] and held_here[handle] == redis.call('HGET', CLAIMS, handle) then
+    -- Still run and renewed by this claimer.
+  elseif id then
     end_run(id, handle)
     local attempts = tonumber(redis.call('HGET', TASKS, handle .. ':attempts') or '0')
     if attempts >= max_attempts then
@@ -51,7 +67,7 @@ while taken < max and skipped < 1000 do
     local id = task_id(handle)
     if not id then
       redis.call('ZREM', READY, handle)
-    elseif redis.call('HEXISTS', RUNNING, id) == 1 then
+    elseif running_here[id] or redis.call('HEXISTS', RUNNING, id) == 1 then
       skipped = skipped + 1
     else
       local token = ARGV[3] .. ':' .. string.format('%.0f', now_us)

@@ -153,6 +153,33 @@ class QueueIntegrityTests {
 	}
 
 	@Test
+	void aClaimerIsNeverGivenAnIdItStillRunsAndKeepsTheExpiredClaimsItStillHolds() {
+		QueueSettings shortClaims = settings(Duration.ofMillis(100), 5, 100, Duration.ofDays(1));
+		this.first.enqueue(this.queue, "x", "one", null);
+		RedisTaskQueue.ClaimedTask running = claim(this.first, "a", shortClaims).get(0);
+		await().pollDelay(Duration.ofMillis(150)).until(() -> true);
+		// Past its deadline, but "a" still runs x and holds the claim: not recovered.
+		assertThat(this.first.claim(this.queue, 10, "a", shortClaims, List.of(running), List.of("x")).tasks())
+			.as("claim of the claimer that still holds x")
+			.isEmpty();
+		assertThat(settle(running, "extend", "100000", shortClaims)).as("late renewal of the claim nobody took")
+			.isTrue();
+		// Once "a" no longer believes it holds the claim (its renewals failed), the claim
+		// is recovered, but x is not given to "a" while it still runs there.
+		assertThat(settle(running, "extend", "0", shortClaims)).isTrue();
+		await().pollDelay(Duration.ofMillis(10)).until(() -> true);
+		assertThat(this.first.claim(this.queue, 10, "a", shortClaims, List.of(), List.of("x")).tasks())
+			.as("claim of the claimer that still runs x")
+			.isEmpty();
+		assertThat(settle(running, "ack", "", shortClaims)).as("settle of the recovered claim").isFalse();
+		RedisTaskQueue.ClaimedTask again = claim(this.second, "b", shortClaims).get(0);
+		assertThat(again.payload()).isEqualTo("\"one\"");
+		assertThat(again.attempt()).isEqualTo(2);
+		assertThat(settle(again, "ack", "")).isTrue();
+		assertThat(queueKeys()).isEmpty();
+	}
+
+	@Test
 	void deadLetterTrimLeavesTheRunningTwinsPayload() {
 		QueueSettings oneDead = settings(LONG, 5, 1, Duration.ofDays(1));
 		this.first.enqueue(this.queue, "x", "dead-x", null);

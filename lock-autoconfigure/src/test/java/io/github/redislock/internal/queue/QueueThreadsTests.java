@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.annotation.QueuedTask;
 import io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration;
+import io.github.redislock.queue.TaskContext;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
@@ -59,7 +61,11 @@ class QueueThreadsTests {
 	}
 
 	private Seen awaitRun(String argument) {
-		await().atMost(Duration.ofSeconds(30)).until(() -> SEEN.containsKey(argument));
+		return awaitRun(argument, Duration.ofSeconds(30));
+	}
+
+	private Seen awaitRun(String argument, Duration atMost) {
+		await().atMost(atMost).alias("run of " + argument).until(() -> SEEN.containsKey(argument));
 		return SEEN.get(argument);
 	}
 
@@ -125,6 +131,34 @@ class QueueThreadsTests {
 	}
 
 	@Test
+	void aHandOffToAWorkerThatFailsIsAFailedAttemptAndGivesTheWorkerBack() {
+		AtomicInteger handOffs = new AtomicInteger();
+		// Decorates the pollers' threads too: counts only hand-offs, which the poller
+		// makes.
+		TaskDecorator failingOnce = (runnable) -> {
+			if (Thread.currentThread().getName().startsWith("redislock-queue-poller-")
+					&& handOffs.incrementAndGet() == 1) {
+				throw new IllegalStateException("decorator failure on purpose");
+			}
+			return runnable;
+		};
+		this.runner.withPropertyValues("redislock.queue.workers=1", "redislock.queue.backoff.initial=10ms")
+			.withBean(TaskDecorator.class, () -> failingOnce)
+			.run((context) -> {
+				String first = this.queue + "-handed-off";
+				context.getBean(Tasks.class).attempted(first);
+				Seen seen = awaitRun(first, Duration.ofSeconds(10));
+				assertThat(seen.attempt()).as("the failed hand-off counts as an attempt").isEqualTo(2);
+				// The worker slot of the failed hand-off came back: one worker still runs
+				// the next task.
+				String second = this.queue + "-next";
+				context.getBean(Tasks.class).attempted(second);
+				assertThat(awaitRun(second, Duration.ofSeconds(10)).attempt()).isEqualTo(1);
+				assertThat(handOffs).hasValue(3);
+			});
+	}
+
+	@Test
 	void withVirtualThreadsEnabledTasksRunOnVirtualThreads() {
 		Assumptions.assumeTrue(ChildJvm.javaHomeWithVirtualThreads().isPresent(),
 				"no JDK 21 or later found (set -Dredislock.test.java21.home)");
@@ -136,7 +170,7 @@ class QueueThreadsTests {
 		}
 	}
 
-	record Seen(String thread, boolean virtual, Map<String, String> mdc, String decorated) {
+	record Seen(String thread, boolean virtual, Map<String, String> mdc, String decorated, int attempt) {
 	}
 
 	static boolean isVirtual(Thread thread) {
@@ -154,7 +188,12 @@ class QueueThreadsTests {
 		public void record(String argument) {
 			Map<String, String> mdc = MDC.getCopyOfContextMap();
 			SEEN.put(argument, new Seen(Thread.currentThread().getName(), isVirtual(Thread.currentThread()),
-					(mdc != null) ? mdc : Map.of(), String.valueOf(DECORATED.get())));
+					(mdc != null) ? mdc : Map.of(), String.valueOf(DECORATED.get()), TaskContext.attempt()));
+		}
+
+		@QueuedTask(queue = "${test.queue}.attempted")
+		public void attempted(String argument) {
+			record(argument);
 		}
 
 	}

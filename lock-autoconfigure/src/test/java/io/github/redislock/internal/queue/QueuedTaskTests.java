@@ -21,6 +21,8 @@ import io.github.redislock.queue.TaskQueue;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -49,6 +51,12 @@ class QueuedTaskTests {
 	static final Map<String, Map<String, AtomicInteger>> RUNS = new ConcurrentHashMap<>();
 
 	static final Map<String, CountDownLatch> BLOCKERS = new ConcurrentHashMap<>();
+
+	/** The runs of the watched handler, by test queue and task id, in start order. */
+	static final Map<String, List<WatchedRun>> WATCHED = new ConcurrentHashMap<>();
+
+	/** The payments the handlers were called with, by test queue and task id. */
+	static final Map<String, Payment> PAID = new ConcurrentHashMap<>();
 
 	private final RedisServer redis;
 
@@ -174,6 +182,25 @@ class QueuedTaskTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> dead.list(queue("failing"), 10).size() == 1);
 			assertThat(dead.purge(queue("failing"))).isEqualTo(1);
 			assertThat(queueKeys()).isEmpty();
+		});
+	}
+
+	@Test
+	void argumentsWhoseTypeCarriesATypeIdRunWithTheirValuesDeclaredAsTheInterfaceOrTheClass() {
+		this.runner.run((context) -> {
+			Tasks tasks = context.getBean(Tasks.class);
+			tasks.pay("p1", new Card("4111"));
+			tasks.pay("p2", new Transfer("DE89"));
+			tasks.payByCard("p3", new Card("5500"));
+			DeadLetters dead = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> PAID.keySet().stream().filter((key) -> key.startsWith(this.queue)).count() == 3
+						|| !dead.list(queue("pay"), 10).isEmpty() || !dead.list(queue("card"), 10).isEmpty());
+			assertThat(dead.list(queue("pay"), 10)).as("dead letters of the interface's queue").isEmpty();
+			assertThat(dead.list(queue("card"), 10)).as("dead letters of the class's queue").isEmpty();
+			assertThat(PAID).containsEntry(this.queue + "/p1", new Card("4111"))
+				.containsEntry(this.queue + "/p2", new Transfer("DE89"))
+				.containsEntry(this.queue + "/p3", new Card("5500"));
 		});
 	}
 
@@ -313,6 +340,140 @@ class QueuedTaskTests {
 	}
 
 	@Test
+	void anInstanceWhoseOwnClaimExpiredNeverRunsTheTaskTwiceAtOnce() {
+		String watchedQueue = queue("watched");
+		StalledRenewals stalled = new StalledRenewals(this.redis, watchedQueue);
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		Duration visibility = Duration.ofMillis(300);
+		this.runner
+			.withPropertyValues("redislock.queue.visibility-timeout=" + visibility.toMillis() + "ms",
+					"redislock.queue.workers=6")
+			.withBean(StalledRenewals.class, () -> stalled)
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				// A running task keeps the renewals of its queue going; the next one
+				// stalls
+				// (a pause of this instance, a hung call) while it renews only this task.
+				tasks.watched("anchor");
+				await().atMost(Duration.ofSeconds(10)).until(() -> watchedRuns("anchor").size() == 1);
+				stalled.stallNextRenewal();
+				await().atMost(Duration.ofSeconds(10)).until(stalled::isStalled);
+				try {
+					tasks.watched("twice");
+					await().atMost(Duration.ofSeconds(10)).until(() -> watchedRuns("twice").size() == 1);
+					// No renewal reaches Redis: the claim of "twice" passes its deadline
+					// while its run goes on, and the poller of this instance looks again
+					// (with a worker free for it).
+					long expired = System.nanoTime() + visibility.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
+					await().atMost(Duration.ofSeconds(10)).until(() -> stalled.claimsSentAfter(expired) >= 1);
+					List<WatchedRun> runs = watchedRuns("twice");
+					if (runs.size() > 1) {
+						await().atMost(Duration.ofSeconds(3))
+							.untilAsserted(() -> assertThat(runs.get(0).held)
+								.as("first run of 'twice', whose claim this instance took again, still believes it"
+										+ " holds the claim while the second run of it runs")
+								.isFalse());
+					}
+					assertThat(runs).as("runs of 'twice' started by the one instance that still runs it").hasSize(1);
+				}
+				finally {
+					stalled.resume();
+				}
+				// Renewed again: the run keeps its claim, and finishes once.
+				await().pollDelay(visibility).atMost(Duration.ofSeconds(5)).until(() -> true);
+				assertThat(watchedRuns("twice")).singleElement()
+					.satisfies((run) -> assertThat(run.held).as("claim of the only run").isTrue());
+				BLOCKERS.get(this.queue).countDown();
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> context.getBean(RedisTaskQueue.class).depths(watchedQueue).inflight() == 0
+							&& watchedRuns("twice").stream().noneMatch((run) -> run.running));
+				assertThat(watchedRuns("twice")).hasSize(1);
+			});
+	}
+
+	private List<WatchedRun> watchedRuns(String id) {
+		return WATCHED.getOrDefault(this.queue + "/" + id, List.of());
+	}
+
+	/**
+	 * One run of the watched handler: whether it still runs, and whether it believed it
+	 * held its claim when it last looked.
+	 */
+	static final class WatchedRun {
+
+		volatile boolean running = true;
+
+		volatile boolean held = true;
+
+	}
+
+	/**
+	 * A queue whose renewals of one queue stall when asked to, until resumed; counts the
+	 * claims of that queue.
+	 */
+	static class StalledRenewals extends RedisTaskQueue {
+
+		private final String stalledQueue;
+
+		private final java.util.concurrent.atomic.AtomicBoolean stallNext = new java.util.concurrent.atomic.AtomicBoolean();
+
+		private volatile boolean stalled;
+
+		private final CountDownLatch resumed = new CountDownLatch(1);
+
+		private final java.util.concurrent.ConcurrentLinkedQueue<Long> claimsSent = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+		StalledRenewals(RedisServer redis, String stalledQueue) {
+			super(redis.connectionFactory(), new tools.jackson.databind.json.JsonMapper(), "redislock");
+			this.stalledQueue = stalledQueue;
+		}
+
+		void stallNextRenewal() {
+			this.stallNext.set(true);
+		}
+
+		boolean isStalled() {
+			return this.stalled;
+		}
+
+		void resume() {
+			this.resumed.countDown();
+		}
+
+		/** How many claims of the queue were sent after the given time and answered. */
+		long claimsSentAfter(long nanos) {
+			return this.claimsSent.stream().filter((sent) -> sent - nanos > 0).count();
+		}
+
+		@Override
+		Claimed claim(String queue, int max, String claimer, QueueSettings settings,
+				java.util.Collection<ClaimedTask> held, java.util.Collection<String> runningIds) {
+			long sent = System.nanoTime();
+			Claimed claimed = super.claim(queue, max, claimer, settings, held, runningIds);
+			if (queue.equals(this.stalledQueue)) {
+				this.claimsSent.add(sent);
+			}
+			return claimed;
+		}
+
+		@Override
+		boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
+				List<ClaimedTask> tasks) {
+			if (queue.equals(this.stalledQueue) && action.equals("extend") && this.stallNext.getAndSet(false)) {
+				this.stalled = true;
+				try {
+					this.resumed.await(60, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return super.settle(queue, action, argument, maxDead, maxDeadAge, tasks);
+		}
+
+	}
+
+	@Test
 	void shutdownLeavesTheClaimOfATaskThatDoesNotStopToItsVisibilityTimeout() {
 		BLOCKERS.put(this.queue, new CountDownLatch(1));
 		this.runner.withPropertyValues("redislock.queue.shutdown-timeout=200ms", "redislock.queue.workers=1")
@@ -389,6 +550,22 @@ class QueuedTaskTests {
 			throw new IllegalStateException("not readable");
 		}
 
+	}
+
+	/**
+	 * A type that carries its type id, as a class hierarchy read by an interface does.
+	 */
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+	@JsonSubTypes({ @JsonSubTypes.Type(value = Card.class, name = "card"),
+			@JsonSubTypes.Type(value = Transfer.class, name = "transfer") })
+	sealed interface Payment permits Card, Transfer {
+
+	}
+
+	record Card(String number) implements Payment {
+	}
+
+	record Transfer(String iban) implements Payment {
 	}
 
 	static class Tasks {
@@ -469,6 +646,25 @@ class QueuedTaskTests {
 			}
 		}
 
+		@QueuedTask(queue = "${test.queue}.watched", id = "#id")
+		public void watched(String id) throws InterruptedException {
+			WatchedRun run = new WatchedRun();
+			WATCHED
+				.computeIfAbsent(currentQueue() + "/" + id, (key) -> new java.util.concurrent.CopyOnWriteArrayList<>())
+				.add(run);
+			try {
+				CountDownLatch blocker = BLOCKERS.get(currentQueue());
+				do {
+					run.held = TaskContext.isClaimHeld();
+				}
+				while (!blocker.await(5, TimeUnit.MILLISECONDS));
+				run.held = TaskContext.isClaimHeld();
+			}
+			finally {
+				run.running = false;
+			}
+		}
+
 		@QueuedTask(queue = "${test.queue}.stubborn", id = "#id")
 		public void stubborn(String id) {
 			ran(currentQueue(), id);
@@ -488,6 +684,16 @@ class QueuedTaskTests {
 
 		@QueuedTask(queue = "${test.queue}.opaque")
 		public void opaque(Object thing) {
+		}
+
+		@QueuedTask(queue = "${test.queue}.pay", id = "#id")
+		public void pay(String id, Payment payment) {
+			PAID.put(currentQueue() + "/" + id, payment);
+		}
+
+		@QueuedTask(queue = "${test.queue}.card", id = "#id")
+		public void payByCard(String id, Card card) {
+			PAID.put(currentQueue() + "/" + id, card);
 		}
 
 		@org.springframework.beans.factory.annotation.Value("${test.queue}")

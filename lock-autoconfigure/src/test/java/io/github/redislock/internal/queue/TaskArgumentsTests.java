@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -32,7 +34,7 @@ class TaskArgumentsTests {
 	@Test
 	void argumentsComeBackAsTheDeclaredTypes() throws Exception {
 		Object[] arguments = { "o-1", 42L, List.of(new Item("a", 2)), Map.of("a", 2), Map.of("k", "v") };
-		String payload = TaskArguments.write(this.json, "handle",
+		String payload = TaskArguments.write(this.json, method(), "handle",
 				new String[] { "id", "amount", "items", "totals", "anything" }, arguments);
 		assertThat(payload).isEqualTo("[\"o-1\",42,[{\"sku\":\"a\",\"count\":2}],{\"a\":2},{\"k\":\"v\"}]");
 		Object[] read = TaskArguments.read(this.json, method(), payload);
@@ -44,9 +46,39 @@ class TaskArgumentsTests {
 		assertThat(read[4]).isEqualTo(Map.of("k", "v"));
 	}
 
+	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+	@JsonSubTypes({ @JsonSubTypes.Type(value = Card.class, name = "card"),
+			@JsonSubTypes.Type(value = Transfer.class, name = "transfer") })
+	sealed interface Payment permits Card, Transfer {
+
+	}
+
+	record Card(String number) implements Payment {
+	}
+
+	record Transfer(String iban) implements Payment {
+	}
+
+	@SuppressWarnings("unused")
+	void pay(Payment payment, Card card, List<Payment> payments, Object anything) {
+	}
+
+	@Test
+	void typeIdsAreWrittenAsReadingByTheDeclaredTypesExpects() throws Exception {
+		Method pay = getClass().getDeclaredMethod("pay", Payment.class, Card.class, List.class, Object.class);
+		Object[] arguments = { new Transfer("DE89"), new Card("4111"), List.of(new Card("1"), new Transfer("2")),
+				new Card("5500") };
+		String payload = TaskArguments.write(this.json, pay, "pay",
+				new String[] { "payment", "card", "payments", "anything" }, arguments);
+		assertThat(TaskArguments.read(this.json, pay, payload)).containsExactly(new Transfer("DE89"), new Card("4111"),
+				List.of(new Card("1"), new Transfer("2")),
+				// Declared as Object: plain JSON values, never a class the payload names.
+				Map.of("kind", "card", "number", "5500"));
+	}
+
 	@Test
 	void nullsRoundTrip() throws Exception {
-		String payload = TaskArguments.write(this.json, "handle",
+		String payload = TaskArguments.write(this.json, method(), "handle",
 				new String[] { "id", "amount", "items", "totals", "anything" },
 				new Object[] { null, 0L, null, null, null });
 		assertThat(TaskArguments.read(this.json, method(), payload)).containsExactly(null, 0L, null, null, null);
@@ -63,8 +95,13 @@ class TaskArgumentsTests {
 		}
 	}
 
+	@SuppressWarnings("unused")
+	void loop(String id, Object loop) {
+	}
+
 	@Test
-	void anArgumentThatCannotBeWrittenIsNamed() {
+	void anArgumentThatCannotBeWrittenIsNamed() throws Exception {
+		Method loop = getClass().getDeclaredMethod("loop", String.class, Object.class);
 		Object unwritable = new Object() {
 			@SuppressWarnings("unused")
 			public Object getSelf() {
@@ -72,7 +109,7 @@ class TaskArgumentsTests {
 			}
 		};
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> TaskArguments.write(this.json, "handle", new String[] { "id", "loop" },
+			.isThrownBy(() -> TaskArguments.write(this.json, loop, "loop", new String[] { "id", "loop" },
 					new Object[] { "o-1", unwritable }))
 			.withMessageContaining("argument 'loop'");
 	}
