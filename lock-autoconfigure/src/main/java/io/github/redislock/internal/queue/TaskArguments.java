@@ -49,11 +49,9 @@ public final class TaskArguments {
 		try (JsonGenerator generator = json.createGenerator(text)) {
 			generator.writeStartArray();
 			for (int i = 0; i < types.length; i++) {
-				// By the declared type, as read() reads it: written by its runtime class,
-				// an
-				// argument whose type carries @JsonTypeInfo would lack the type id
-				// reading by
-				// the declared type expects.
+				// By the declared type, as read() reads it: written by its runtime
+				// class, an argument whose type carries @JsonTypeInfo would lack the
+				// type id that reading by the declared type expects.
 				try {
 					json.writerFor(json.constructType(types[i])).writeValue(generator, arguments[i]);
 				}
