@@ -78,6 +78,12 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	 */
 	private static final long SETTLING_NANOS = TimeUnit.SECONDS.toNanos(10);
 
+	/**
+	 * How long a disconnected connection is left to Lettuce's own reconnect (which
+	 * subscribes again by itself) before it is replaced.
+	 */
+	private static final long RECONNECT_GRACE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final LettuceConnectionFactory connectionFactory;
 
 	private final Supplier<Executor> connecting;
@@ -99,6 +105,9 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	private boolean closed;
 
 	private volatile boolean sharded;
+
+	/** Since when (nanoTime) a connection, or a Cluster node's, was seen disconnected. */
+	private final Map<Object, Long> downSince = new ConcurrentHashMap<>();
 
 	/** When a subscription went last (nanoTime). */
 	private volatile long lastLossNanos = System.nanoTime() - SETTLING_NANOS;
@@ -355,11 +364,48 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	}
 
 	private void checkConnection(StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+		if (stillDown(connection, connection)) {
+			return;
+		}
 		ping(connection).whenComplete((pong, ex) -> {
 			if (ex != null) {
 				replace(connection, ex);
 			}
 		});
+	}
+
+	/**
+	 * Whether a connection (or a Cluster node's) is disconnected now: Lettuce reconnects
+	 * it by itself, but after connections were cut again and again its reconnects come
+	 * ever later (exponential backoff), so one that was already seen disconnected
+	 * {@link #RECONNECT_GRACE_NANOS} ago is replaced at once: a new connection has no
+	 * backoff.
+	 * @param key what the connection is known by (itself, or a Cluster node)
+	 * @param connection the connection, or the Cluster node's (then the whole Cluster
+	 * connection is replaced)
+	 */
+	private boolean stillDown(Object key, StatefulRedisPubSubConnection<byte[], byte[]> connection) {
+		StatefulRedisPubSubConnection<byte[], byte[]> whole = currentConnection();
+		if (connection.isOpen() || whole == null) {
+			this.downSince.remove(key);
+			return false;
+		}
+		long now = System.nanoTime();
+		long since = this.downSince.computeIfAbsent(key, (down) -> now);
+		if (now - since >= RECONNECT_GRACE_NANOS) {
+			this.downSince.clear();
+			replace(whole, new IllegalStateException("disconnected for " + TimeUnit.NANOSECONDS.toMillis(now - since)
+					+ " ms and not reconnected by itself"));
+		}
+		return true;
+	}
+
+	private @Nullable StatefulRedisPubSubConnection<byte[], byte[]> currentConnection() {
+		CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current;
+		synchronized (this.lock) {
+			current = this.connection;
+		}
+		return (current != null && current.isDone() && !current.isCompletedExceptionally()) ? current.join() : null;
 	}
 
 	/**
@@ -377,9 +423,9 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			lost = new ArrayList<>(this.channels.values());
 		}
 		logger.info("The connection for lock release messages did not answer a PING within " + ANSWER_TIMEOUT
-				+ " (cut off, or not reconnected by then); listening on a new one: " + why);
+				+ ", or stayed disconnected; listening on a new one: " + why);
 		closeQuietly(connection);
-		lost(lost, false);
+		lost(lost, connection instanceof StatefulRedisClusterPubSubConnection);
 	}
 
 	/**
@@ -403,13 +449,16 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			catch (RuntimeException ex) {
 				nodeConnection = CompletableFuture.failedFuture(ex);
 			}
-			nodeConnection.thenCompose(this::ping).whenComplete((pong, ex) -> {
-				if (ex != null) {
-					logger.debug("Cluster node " + node + " did not answer a PING within " + ANSWER_TIMEOUT
-							+ "; subscribing its " + onNode.size() + " lock release channel(s) again: " + ex);
-					lost(onNode.stream().filter((channel) -> channel.confirmed).toList(), true);
-				}
-			});
+			nodeConnection
+				.thenCompose((connection) -> stillDown(node, connection)
+						? CompletableFuture.completedFuture("still reconnecting") : ping(connection))
+				.whenComplete((pong, ex) -> {
+					if (ex != null) {
+						logger.debug("Cluster node " + node + " did not answer a PING within " + ANSWER_TIMEOUT
+								+ "; subscribing its " + onNode.size() + " lock release channel(s) again: " + ex);
+						lost(onNode.stream().filter((channel) -> channel.confirmed).toList(), true);
+					}
+				});
 		});
 	}
 
@@ -572,6 +621,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			current = this.connection;
 			this.connection = null;
 			this.channels.clear();
+			this.downSince.clear();
 		}
 		if (current != null) {
 			// Also one still being opened, once it is open.
