@@ -215,31 +215,11 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 	 * Move one slot, with its keys, from one master to another, as {@code redis-cli
 	 * --cluster reshard} does: IMPORTING on the target, MIGRATING on the source, MIGRATE
 	 * of its keys, then the new owner announced to every master. Replicas are not asked
-	 * (one may be frozen); they learn it from their masters. Replicas are not asked (one
-	 * may be frozen); they learn it from their masters.
+	 * (one may be frozen); they learn it from their masters. The masters are the nodes
+	 * the cluster was built with (0, 1 and 2).
 	 */
 	public void moveSlot(int slot, int from, int to) {
-		String fromId = onNode(from, RedisCommands::clusterMyId);
-		String toId = onNode(to, RedisCommands::clusterMyId);
-		LocalRedisServer target = this.nodes.get(to);
-		onNode(to, (commands) -> commands.clusterSetSlotImporting(slot, fromId));
-		onNode(from, (commands) -> {
-			commands.clusterSetSlotMigrating(slot, toId);
-			List<String> keys;
-			while (!(keys = commands.clusterGetKeysInSlot(slot, 100)).isEmpty()) {
-				commands.migrate(target.host(), target.port(), 0, 5000, io.lettuce.core.MigrateArgs.Builder.keys(keys));
-			}
-			return null;
-		});
-		for (int master : new int[] { to, from, 3 - to - from }) {
-			onNode(master, (commands) -> commands.clusterSetSlotNode(slot, toId));
-		}
-		await("every master to see slot " + slot + " on its new master", () -> java.util.stream.IntStream.range(0, 3)
-			.allMatch((node) -> onNode(node, (commands) -> commands.clusterSlots()).stream()
-				.map(List.class::cast)
-				.anyMatch((range) -> ((Number) range.get(0)).intValue() <= slot
-						&& ((Number) range.get(1)).intValue() >= slot
-						&& ((List<?>) range.get(2)).get(1).toString().equals(Integer.toString(target.port())))));
+		moveSlotAmong(slot, from, to, 0, 1, 2);
 	}
 
 	/**
