@@ -199,6 +199,15 @@ class TransitionChaosTests {
 				"no selected transition applies to a Cluster: " + selected);
 		RedisCluster cluster = RedisCluster.start();
 		this.resources.add(cluster);
+		if (Boolean.getBoolean("redislock.chaos.monitor")) {
+			for (int n = 0; n < cluster.nodes().size(); n++) {
+				Process monitor = new ProcessBuilder("redis-cli", "-p", String.valueOf(cluster.nodes().get(n).port()),
+						"monitor")
+					.redirectOutput(new java.io.File("/tmp/monitor-" + n + ".txt"))
+					.start();
+				this.resources.add(monitor::destroy);
+			}
+		}
 		// Two locks on each master, of different kinds, each lock's slot its own.
 		List<LockSpec> specs = new ArrayList<>();
 		Kind[] kinds = { Kind.EXCLUSIVE, Kind.SEMAPHORE, Kind.READ_WRITE, Kind.READ_WRITE, Kind.EXCLUSIVE,
@@ -359,6 +368,29 @@ class TransitionChaosTests {
 				System.out.println("TransitionChaosTests: at " + (hold.sent() - this.startedMicros) / 1000 + "-"
 						+ (hold.returned() - this.startedMicros) / 1000 + " ms of the run, " + hold.client() + " "
 						+ hold.what() + " on '" + hold.spec().name() + "': " + hold.release());
+			}
+		}
+		List<String> livenessViolations = livenessHistory()
+			.violations(TimeUnit.MILLISECONDS.toMicros(LIVENESS_BOUND_MILLIS));
+		for (String dump : livenessViolations.stream()
+			.map((v) -> v.replaceAll("^lock '([^']+)'.*$", "$1"))
+			.distinct()
+			.toList()) {
+			for (HoldRecord hold : this.holds) {
+				if (hold.spec().name().startsWith(dump)) {
+					long z = this.startedMicros;
+					System.out.println("DUMP hold " + hold.client() + " " + hold.what() + " token " + hold.token()
+							+ " sent " + (hold.sent() - z) / 1000 + " returned " + (hold.returned() - z) / 1000
+							+ " confirmed " + (hold.lastConfirmed() - z) / 1000 + " releasing "
+							+ (hold.releasing() - z) / 1000 + " released " + (hold.released() - z) / 1000 + " : "
+							+ hold.release());
+				}
+			}
+			for (WaitRecord wait : this.waits) {
+				if (wait.lock().startsWith(dump)) {
+					System.out.println("DUMP wait " + wait.client() + " " + (wait.from() - this.startedMicros) / 1000
+							+ "-" + (wait.to() - this.startedMicros) / 1000 + " " + wait.outcome());
+				}
 			}
 		}
 		for (Outage outage : this.outages) {

@@ -110,7 +110,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			finally {
 				wakeLocalWaiters();
 			}
-		});
+		}, call.undoCall());
 	}
 
 	/**

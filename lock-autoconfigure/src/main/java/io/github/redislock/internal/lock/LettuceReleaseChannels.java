@@ -1,5 +1,6 @@
 package io.github.redislock.internal.lock;
 
+import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,8 +20,10 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
@@ -54,6 +57,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * slot's sharded subscribers (a {@code sunsubscribe} nobody asked for); the channel is
  * subscribed again where the slot now lives (Lettuce follows the redirect; the client's
  * view of the cluster is refreshed when that fails);</li>
+ * <li>a reconnect on a Cluster: Lettuce subscribes again with one {@code SSUBSCRIBE} of
+ * all the node's channels, which Redis refuses when they lie in different slots
+ * ({@code CROSSSLOT}), so the reconnect of a node's connection (told by the client's
+ * connection events) is the event, and each of the node's channels is subscribed again
+ * by itself;</li>
  * <li>a connection that answers nothing (half-open behind a load balancer, a node killed
  * or hung): a {@code PING} every {@link #checkAll() check} finds it; the standalone
  * connection is replaced, a Cluster node's channels are subscribed again through a
@@ -108,6 +116,19 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 
 	/** Since when (nanoTime) a connection, or a Cluster node's, was seen disconnected. */
 	private final Map<Object, Long> downSince = new ConcurrentHashMap<>();
+
+	/** Told of every connection of the client that (re)connects. */
+	private final RedisConnectionStateListener reconnects = new RedisConnectionStateListener() {
+
+		@Override
+		public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+			reconnected(connection);
+		}
+
+	};
+
+	/** The Cluster client {@link #reconnects} listens to, if any. */
+	private volatile @Nullable RedisClusterClient listenedClient;
 
 	/** When a subscription went last (nanoTime). */
 	private volatile long lastLossNanos = System.nanoTime() - SETTLING_NANOS;
@@ -282,6 +303,48 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 		}
 		CompletableFuture<?> ready = refreshTopology ? refreshTopology() : CompletableFuture.completedFuture(null);
 		ready.whenComplete((done, ex) -> lost.forEach(this::subscribe));
+	}
+
+	/**
+	 * A connection of the client connected: when it is our connection to a Cluster node
+	 * that holds some of our channels, it came back from a cut, and Lettuce's own
+	 * subscription of them may have failed ({@code CROSSSLOT}): they are subscribed again
+	 * one by one (off Lettuce's I/O thread), and their waiters try again.
+	 */
+	private void reconnected(RedisChannelHandler<?, ?> handler) {
+		if (!(handler instanceof StatefulRedisPubSubConnection<?, ?>)
+				|| !(currentConnection() instanceof StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster)) {
+			return;
+		}
+		Map<RedisURI, List<Channel>> byNode = new HashMap<>();
+		for (Channel channel : this.channels.values()) {
+			RedisURI node = channel.node;
+			if (channel.confirmed && node != null) {
+				byNode.computeIfAbsent(node, (key) -> new ArrayList<>()).add(channel);
+			}
+		}
+		List<Channel> lost = new ArrayList<>();
+		byNode.forEach((node, onNode) -> {
+			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> nodeConnection;
+			try {
+				nodeConnection = cluster.getConnectionAsync(node.getHost(), node.getPort());
+			}
+			catch (RuntimeException ex) {
+				return;
+			}
+			if (nodeConnection.isDone() && !nodeConnection.isCompletedExceptionally()
+					&& nodeConnection.join() == handler) {
+				lost.addAll(onNode);
+			}
+		});
+		if (!lost.isEmpty()) {
+			try {
+				this.connecting.get().execute(() -> lost(lost, false));
+			}
+			catch (RuntimeException ex) {
+				// Closing: nothing to subscribe again.
+			}
+		}
 	}
 
 	/**
@@ -523,6 +586,10 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	private StatefulRedisPubSubConnection<byte[], byte[]> connect() {
 		AbstractRedisClient client = this.connectionFactory.getRequiredNativeClient();
 		if (client instanceof RedisClusterClient clusterClient) {
+			if (this.listenedClient != clusterClient) {
+				clusterClient.addListener(this.reconnects);
+				this.listenedClient = clusterClient;
+			}
 			StatefulRedisClusterPubSubConnection<byte[], byte[]> connection = clusterClient
 				.connectPubSub(ByteArrayCodec.INSTANCE);
 			// Sharded subscriptions live on the connections to the slots' nodes.
@@ -642,6 +709,11 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	public void close() {
 		synchronized (this.lock) {
 			this.closed = true;
+		}
+		RedisClusterClient client = this.listenedClient;
+		if (client != null) {
+			client.removeListener(this.reconnects);
+			this.listenedClient = null;
 		}
 		disconnect();
 	}

@@ -162,10 +162,11 @@ final class LockCommands {
 	 */
 	ScriptCall acquireCall(String lockKey, String owner, long leaseMillis, boolean willWait, boolean othersWait,
 			String releaseMessage) {
+		ScriptCall undo = releaseCall(lockKey, owner, 0, releaseMessage, 0);
 		return new ScriptCall(
 				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				"acquire", () -> release(lockKey, owner, 0, releaseMessage, 0));
+				"acquire", () -> call(undo), undo);
 	}
 
 	/**
@@ -174,12 +175,16 @@ final class LockCommands {
 	 *
 	 * @param undo for an acquisition: releases what it took, owner-checked (run when too
 	 * few replicas confirmed it)
+	 * @param undoCall for an acquisition: the script call {@code undo} makes, for
+	 * sending it on the acquisition's own connection right behind it (see
+	 * {@link ReplicaAckConnections})
 	 */
-	record ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what, Runnable undo) {
+	record ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what, Runnable undo,
+			@Nullable ScriptCall undoCall) {
 
 		ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what) {
 			this(script, keys, args, what, () -> {
-			});
+			}, null);
 		}
 
 	}
@@ -189,7 +194,7 @@ final class LockCommands {
 	}
 
 	long acquiring(ScriptCall call) {
-		return acquiring(call.script(), call.keys(), call.args(), call.undo());
+		return acquiring(call.script(), call.keys(), call.args(), call.undo(), call.undoCall());
 	}
 
 	/**
@@ -243,13 +248,16 @@ final class LockCommands {
 	 * {@code undo} releases it again and {@link #NOT_ACKNOWLEDGED} is returned (the
 	 * shortfall is then {@link #lastShortfall() kept for this thread}).
 	 */
-	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo) {
+	long acquiring(RedisScript<Long> script, List<String> keys, List<String> args, Runnable undo,
+			@Nullable ScriptCall undoCall) {
 		if (this.minReplicasAcked == 0) {
 			return run(script, keys, args, "acquire");
 		}
 		LAST_SHORTFALL.remove();
+		ReplicaAckConnections.Call unanswered = (undoCall != null) ? new ReplicaAckConnections.Call(
+				undoCall.script(), encode(undoCall.keys(), List.of()), encode(undoCall.args(), List.of())) : null;
 		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(script, encode(keys, List.of()),
-				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis);
+				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis, unanswered);
 		if (outcome.moved()) {
 			if (outcome.result() > 0) {
 				undo.run();
@@ -429,10 +437,11 @@ final class LockCommands {
 	 */
 	ScriptCall acquirePermitCall(LockKeys.SemaphoreKeys keys, String owner, long leaseMillis, int permits,
 			boolean willWait, boolean othersWait, String releaseMessage) {
+		ScriptCall undo = releasePermitCall(keys, owner, releaseMessage);
 		return new ScriptCall(ACQUIRE_SEMAPHORE, List.of(keys.permits(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Integer.toString(permits),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
-				"acquire", () -> call(releasePermitCall(keys, owner, releaseMessage)));
+				"acquire", () -> call(undo), undo);
 	}
 
 	/**

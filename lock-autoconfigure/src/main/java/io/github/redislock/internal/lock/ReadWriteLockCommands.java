@@ -54,12 +54,13 @@ final class ReadWriteLockCommands {
 	 */
 	LockCommands.ScriptCall acquireCall(ReadWriteKeys keys, boolean write, String owner, long leaseMillis,
 			boolean willWait, boolean othersWait, String releaseMessage) {
+		LockCommands.ScriptCall undo = releaseCall(keys, write, owner, 0, releaseMessage, 0);
 		return new LockCommands.ScriptCall(ACQUIRE,
 				List.of(keys.write(), keys.readers(), keys.queued(), keys.waiters(), keys.fence()),
 				List.of(owner, Long.toString(leaseMillis), Long.toString(LockCommands.fenceRetention(leaseMillis)),
 						LockCommands.flag(willWait), LockCommands.flag(othersWait), write ? "w" : "r",
 						owner.substring(0, owner.lastIndexOf(':') + 1)),
-				"acquire", () -> release(keys, write, owner, 0, releaseMessage, 0));
+				"acquire", () -> this.commands.call(undo), undo);
 	}
 
 	/**

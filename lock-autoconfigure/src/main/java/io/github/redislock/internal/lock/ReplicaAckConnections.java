@@ -1,6 +1,9 @@
 package io.github.redislock.internal.lock;
 
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -10,6 +13,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -42,11 +46,26 @@ import org.springframework.data.redis.core.script.RedisScript;
  * from that master meanwhile (MOVED or ASK, to the script or to that read), the
  * acquisition counts as not acknowledged, the topology is reloaded, and the caller
  * retries within its wait time.
+ * <p>
+ * When the acquire script gets no answer (timed out, the thread interrupted, the
+ * connection lost), it may still run later: a node that hangs runs it when it wakes. Its
+ * undo (the caller's release, owner-checked) is then sent on the same connection right
+ * behind it, so that it runs after it. Sent on another connection (the shared one), the
+ * undo could run first: a node that wakes reads each connection in the order they became
+ * readable, and the acquire would then take the lock for nobody, for a whole lease. The
+ * connection is closed once the undo was answered (or after {@value #UNDO_ANSWER_MILLIS}
+ * ms: what was written before a close is still read by the server, in order).
  */
 final class ReplicaAckConnections implements AutoCloseable {
 
 	/** Idle connections kept; more are opened when more acquisitions wait at once. */
 	static final int MAX_IDLE = 8;
+
+	/**
+	 * How long a connection whose acquire got no answer is kept open for the answer of
+	 * the undo sent behind it.
+	 */
+	static final long UNDO_ANSWER_MILLIS = 60_000;
 
 	private final LettuceConnectionFactory connectionFactory;
 
@@ -88,15 +107,24 @@ final class ReplicaAckConnections implements AutoCloseable {
 	}
 
 	/**
+	 * A script call, encoded.
+	 */
+	record Call(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+
+	}
+
+	/**
 	 * Run an acquire script, then, when it acquired, {@code WAIT} for {@code replicas},
 	 * on one connection of this pool (on a Cluster, to the master of the first key's
 	 * slot).
 	 */
-	Outcome acquireAndWait(RedisScript<Long> script, byte[][] keys, byte[][] args, int replicas, long timeoutMillis) {
+	Outcome acquireAndWait(RedisScript<Long> script, byte[][] keys, byte[][] args, int replicas, long timeoutMillis,
+			@Nullable Call undo) {
 		StatefulConnection<byte[], byte[]> connection = borrow();
 		boolean reusable = false;
+		CompletableFuture<?>[] undoSent = new CompletableFuture<?>[1];
 		try {
-			Outcome outcome = acquireAndWait(connection, script, keys, args, replicas, timeoutMillis);
+			Outcome outcome = acquireAndWait(connection, script, keys, args, replicas, timeoutMillis, undo, undoSent);
 			reusable = true;
 			if (outcome.moved() && this.client instanceof RedisClusterClient cluster) {
 				// For the caller's next attempt; a frozen node must not hold it up
@@ -123,12 +151,21 @@ final class ReplicaAckConnections implements AutoCloseable {
 			throw LettuceScripts.translate(ex);
 		}
 		finally {
-			giveBack(connection, reusable);
+			CompletableFuture<?> sent = undoSent[0];
+			if (sent == null) {
+				giveBack(connection, reusable);
+			}
+			else {
+				// Open until the undo is answered, so that it surely goes out.
+				AsyncTimeouts.within(sent, Duration.ofMillis(UNDO_ANSWER_MILLIS), TimeoutException::new)
+					.whenComplete((result, failure) -> connection.closeAsync());
+			}
 		}
 	}
 
 	private Outcome acquireAndWait(StatefulConnection<byte[], byte[]> connection, RedisScript<Long> script,
-			byte[][] keys, byte[][] args, int replicas, long timeoutMillis) {
+			byte[][] keys, byte[][] args, int replicas, long timeoutMillis, @Nullable Call undo,
+			CompletableFuture<?>[] undoSent) {
 		boolean cluster = connection instanceof StatefulRedisClusterConnection<?, ?>;
 		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0]);
 		Long token;
@@ -137,8 +174,16 @@ final class ReplicaAckConnections implements AutoCloseable {
 					this.connectionFactory.getClientConfiguration().getCommandTimeout());
 		}
 		catch (RedisCommandExecutionException ex) {
+			// Answered: the script did not run.
 			if (cluster && isRedirect(ex)) {
 				return new Outcome(0, 0, true);
+			}
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			// No answer: the script may still run, so its undo goes right behind it.
+			if (undo != null) {
+				undoSent[0] = sendBehind(commands, undo);
 			}
 			throw ex;
 		}
@@ -163,6 +208,22 @@ final class ReplicaAckConnections implements AutoCloseable {
 			}
 		}
 		return new Outcome(result, (confirmed != null) ? confirmed : 0, false);
+	}
+
+	/**
+	 * Send a script call on {@code commands} without waiting; as EVAL, which needs no
+	 * script cache (a node that just became master may not have the script).
+	 */
+	private static CompletableFuture<?> sendBehind(RedisAsyncCommands<byte[], byte[]> commands, Call call) {
+		try {
+			return commands
+				.eval(call.script().getScriptAsString().getBytes(StandardCharsets.UTF_8), ScriptOutputType.INTEGER,
+						call.keys(), call.args())
+				.toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -110,6 +110,60 @@ class ClusterTransitionTests {
 	}
 
 	/**
+	 * The pub/sub connection to a master is cut while this instance listens there for two
+	 * locks in different slots. Lettuce reconnects at once and subscribes again with one
+	 * {@code SSUBSCRIBE} of both channels, which Redis refuses (CROSSSLOT): the
+	 * subscriptions must still come back, and the next release wake its waiter.
+	 */
+	@Test
+	void aWaiterIsWokenAfterItsPubSubConnectionWasCutWhileListeningForTwoSlotsOfOneMaster() throws Exception {
+		String first = nameOn(2, "cut-a");
+		String second;
+		do {
+			second = nameOn(2, "cut-b");
+		}
+		while (ClusterSlotHashUtil.calculateSlot(second) == ClusterSlotHashUtil.calculateSlot(first));
+		DefaultRedisLockTemplate holder = template(LONG_LEASE);
+		DefaultRedisLockTemplate waiter = template(LONG_LEASE);
+		RedisLock heldFirst = holder.getLock(first);
+		RedisLock heldSecond = holder.getLock(second);
+		assertThat(this.holderThread.submit(() -> heldFirst.tryLock(Duration.ofSeconds(10), null)
+				&& heldSecond.tryLock(Duration.ofSeconds(10), null)).get()).isTrue();
+		ExecutorService otherWaiter = Executors.newSingleThreadExecutor();
+		try {
+			Future<Long> gotFirst = waitFor(this.waiterThread, waiter, first);
+			Future<Long> gotSecond = waitFor(otherWaiter, waiter, second);
+			await().atMost(WAKE_UP_BOUND).until(() -> waiter.signals().listeningCount() == 2);
+			await().pollDelay(Duration.ofMillis(300)).atMost(WAKE_UP_BOUND).until(() -> true);
+			assertThat(cluster.killPubSubClients(2)).isPositive();
+			// Lettuce is back within milliseconds; its own subscription fails.
+			await().pollDelay(Duration.ofMillis(500)).atMost(WAKE_UP_BOUND).until(() -> true);
+			long released = System.nanoTime();
+			this.holderThread.submit(heldFirst::unlock).get();
+			long firstAt = gotFirst.get(LONG_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
+			assertThat(Duration.ofNanos(firstAt - released)).as("hand-off after the cut").isLessThan(Duration.ofSeconds(2));
+			released = System.nanoTime();
+			this.holderThread.submit(heldSecond::unlock).get();
+			long secondAt = gotSecond.get(LONG_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
+			assertThat(Duration.ofNanos(secondAt - released)).as("the other channel's hand-off")
+				.isLessThan(Duration.ofSeconds(2));
+		}
+		finally {
+			otherWaiter.shutdownNow();
+		}
+	}
+
+	private static Future<Long> waitFor(ExecutorService thread, DefaultRedisLockTemplate waiter, String name) {
+		return thread.submit(() -> {
+			RedisLock lock = waiter.getLock(name);
+			assertThat(lock.tryLock(Duration.ofSeconds(60), null)).isTrue();
+			long at = System.nanoTime();
+			lock.unlock();
+			return at;
+		});
+	}
+
+	/**
 	 * One master hangs for 4 s (no failover: below the cluster's node timeout), longer
 	 * than the 3 s lease; the locks held on the other masters must be renewed all along.
 	 */

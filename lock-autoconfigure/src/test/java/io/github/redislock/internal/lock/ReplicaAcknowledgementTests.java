@@ -143,4 +143,52 @@ class ReplicaAcknowledgementTests {
 		}
 	}
 
+	/**
+	 * An acquisition waits for acknowledgement on a connection of its own; its undo (the
+	 * thread was interrupted while the master hung) must still run after it. Seen in the
+	 * chaos test: the undo went over the shared connection, the master ran it first when
+	 * it woke, then the acquire, and the lock was held for nobody for the whole lease.
+	 */
+	@Test
+	void anAcquisitionInterruptedWhileTheMasterHangsLeavesNoHoldWhenTheMasterWakes() throws Exception {
+		DefaultRedisLockTemplate locks = acknowledged(1);
+		RedisLock lock = locks.getLock(this.name);
+		// Both connections open and the scripts loaded before the master hangs.
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		lock.unlock();
+		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+		java.util.concurrent.ExecutorService side = java.util.concurrent.Executors.newSingleThreadExecutor();
+		java.util.concurrent.Future<Boolean> taking;
+		this.master.pause();
+		try {
+			// A command on the shared connection first: a server that wakes reads each
+			// connection in the order they became readable, this one first, with the undo
+			// sent on it later.
+			side.submit(() -> locks.getLock(this.name + "-other").isLocked());
+			Thread.sleep(100);
+			taking = thread.submit(() -> lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(60)));
+			// The acquire is on its way to the hung master: interrupt the waiter.
+			Thread.sleep(300);
+			thread.shutdownNow();
+			// Its undo is on its way too.
+			Thread.sleep(300);
+		}
+		finally {
+			this.master.resume();
+			side.shutdown();
+		}
+		try {
+			assertThat(taking.get(30, java.util.concurrent.TimeUnit.SECONDS)).isFalse();
+		}
+		catch (java.util.concurrent.ExecutionException ex) {
+			assertThat(ex).hasRootCauseInstanceOf(InterruptedException.class);
+		}
+		RedisLock other = this.templates.create().getLock(this.name);
+		await().pollInSameThread()
+			.atMost(Duration.ofSeconds(5))
+			.alias("the lock is free again, not held for its 60 s lease")
+			.until(() -> other.tryLock(Duration.ZERO, null));
+		other.unlock();
+	}
+
 }
