@@ -55,8 +55,10 @@ final class LivenessHistory {
 	 * the holds.
 	 */
 	synchronized void unavailable(String lock, long fromMicros, long untilMicros, String why) {
-		this.holds.add(new Extent(lock, fromMicros, untilMicros, "unavailable: " + why));
+		this.holds.add(new Extent(lock, fromMicros, untilMicros, UNAVAILABLE + why));
 	}
+
+	private static final String UNAVAILABLE = "unavailable: ";
 
 	/**
 	 * Something happened to the lock's Redis from {@code fromMicros} to
@@ -133,8 +135,10 @@ final class LivenessHistory {
 			List<String> violations) {
 		List<long[]> events = new ArrayList<>();
 		for (Extent hold : overlapping) {
-			events.add(new long[] { Math.max(hold.fromMicros(), wait.fromMicros()), 1 });
-			events.add(new long[] { Math.min(hold.untilMicros(), wait.toMicros()), -1 });
+			// An outage takes every permit.
+			int permits = hold.description().startsWith(UNAVAILABLE) ? capacity : 1;
+			events.add(new long[] { Math.max(hold.fromMicros(), wait.fromMicros()), permits });
+			events.add(new long[] { Math.min(hold.untilMicros(), wait.toMicros()), -permits });
 		}
 		// Ends before starts at the same instant: a hand-over leaves no gap.
 		events.sort(Comparator.<long[]>comparingLong((event) -> event[0]).thenComparingLong((event) -> event[1]));

@@ -47,4 +47,18 @@ class LivenessHistoryTests {
 		assertThat(history.violations(BOUND)).hasSize(1);
 	}
 
+	@Test
+	void aSemaphoreIsNotFreeWhileItsServerIsUnavailable() {
+		LivenessHistory history = new LivenessHistory();
+		history.capacity("s", 2);
+		// One permit held before and during the outage, none after it.
+		history.held("s", 0, 2_000_000);
+		history.unavailable("s", 1_000_000, 6_000_000, "frozen");
+		history.waited("w", "s", 500_000, 6_500_000, "acquired");
+		assertThat(history.violations(BOUND)).isEmpty();
+		history.waited("w", "s", 500_000, 9_000_000, "timeout");
+		assertThat(history.violations(BOUND)).singleElement()
+			.satisfies((violation) -> assertThat(violation).contains("free for 3000 ms"));
+	}
+
 }

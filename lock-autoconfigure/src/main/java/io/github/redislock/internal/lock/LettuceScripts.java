@@ -18,6 +18,8 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.PartitionSelectorException;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import org.jspecify.annotations.Nullable;
 
@@ -67,13 +69,63 @@ public final class LettuceScripts {
 	 * does not have it.
 	 */
 	public @Nullable Long run(RedisScript<Long> script, byte[][] keys, byte[][] args) {
+		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
 		try {
-			return evalsha(commands(), script, keys, args,
-					this.connectionFactory.getClientConfiguration().getCommandTimeout());
+			try {
+				return evalsha(commands(), script, keys, args, timeout);
+			}
+			catch (RuntimeException ex) {
+				if (!unrouted(ex) || !reloadView(timeout)) {
+					throw ex;
+				}
+				return evalsha(commands(), script, keys, args, timeout);
+			}
 		}
 		catch (RuntimeException ex) {
 			throw translate(ex);
 		}
+	}
+
+	/**
+	 * Whether a call failed before it was sent, because the client's view of the cluster
+	 * has no master for its slot (Lettuce may have taken the view of a node that just
+	 * joined and knows no slots yet): such a call is made again, once, after the view
+	 * was reloaded.
+	 */
+	static boolean unrouted(@Nullable Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof PartitionSelectorException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Reload the client's view of the cluster, waiting up to {@code timeout}.
+	 * @return whether it is a Cluster client (whose view was reloaded, or tried to)
+	 */
+	private boolean reloadView(Duration timeout) {
+		if (!(this.connectionFactory.getNativeClient() instanceof RedisClusterClient cluster)) {
+			return false;
+		}
+		try {
+			cluster.refreshPartitionsAsync().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// The call made again fails as it did.
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		return true;
+	}
+
+	private CompletableFuture<?> reloadViewAsync() {
+		if (this.connectionFactory.getNativeClient() instanceof RedisClusterClient cluster) {
+			return cluster.refreshPartitionsAsync().toCompletableFuture();
+		}
+		return CompletableFuture.completedFuture(null);
 	}
 
 	/**
@@ -82,21 +134,33 @@ public final class LettuceScripts {
 	 * UTF-8 strings, integers as {@code Long}s, nested lists as lists.
 	 */
 	public @Nullable List<@Nullable Object> runList(RedisScript<?> script, byte[][] keys, byte[][] args) {
+		Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
 		try {
-			RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
-			Duration timeout = this.connectionFactory.getClientConfiguration().getCommandTimeout();
 			Object answer;
 			try {
-				answer = await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args), timeout);
+				answer = evalList(script, keys, args, timeout);
 			}
-			catch (RedisNoScriptException ex) {
-				answer = await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
-						ScriptOutputType.MULTI, keys, args), timeout);
+			catch (RuntimeException ex) {
+				if (!unrouted(ex) || !reloadView(timeout)) {
+					throw ex;
+				}
+				answer = evalList(script, keys, args, timeout);
 			}
 			return (answer instanceof List<?> list) ? strings(list) : null;
 		}
 		catch (RuntimeException ex) {
 			throw translate(ex);
+		}
+	}
+
+	private @Nullable Object evalList(RedisScript<?> script, byte[][] keys, byte[][] args, Duration timeout) {
+		RedisScriptingAsyncCommands<byte[], byte[]> commands = commands();
+		try {
+			return await(commands.evalsha(script.getSha1(), ScriptOutputType.MULTI, keys, args), timeout);
+		}
+		catch (RedisNoScriptException ex) {
+			return await(commands.eval(script.getScriptAsString().getBytes(StandardCharsets.UTF_8),
+					ScriptOutputType.MULTI, keys, args), timeout);
 		}
 	}
 
@@ -149,6 +213,18 @@ public final class LettuceScripts {
 
 	private <T> CompletableFuture<@Nullable T> runAsync(RedisScript<?> script, ScriptOutputType type, byte[][] keys,
 			byte[][] args, Duration timeout) {
+		return this.<T>runOnceAsync(script, type, keys, args, timeout).exceptionallyCompose((failure) -> {
+			if (!unrouted(failure)) {
+				return CompletableFuture.failedFuture(failure);
+			}
+			return reloadViewAsync()
+				.handle((reloaded, ex) -> null)
+				.thenCompose((reloaded) -> this.<T>runOnceAsync(script, type, keys, args, timeout));
+		});
+	}
+
+	private <T> CompletableFuture<@Nullable T> runOnceAsync(RedisScript<?> script, ScriptOutputType type,
+			byte[][] keys, byte[][] args, Duration timeout) {
 		RedisScriptingAsyncCommands<byte[], byte[]> commands;
 		try {
 			commands = commands();

@@ -167,7 +167,8 @@ final class ReplicaAckConnections implements AutoCloseable {
 			byte[][] keys, byte[][] args, int replicas, long timeoutMillis, @Nullable Call undo,
 			CompletableFuture<?>[] undoSent) {
 		boolean cluster = connection instanceof StatefulRedisClusterConnection<?, ?>;
-		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0]);
+		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0],
+				this.connectionFactory.getClientConfiguration().getCommandTimeout());
 		Long token;
 		try {
 			token = LettuceScripts.evalsha(commands, script, keys, args,
@@ -228,14 +229,29 @@ final class ReplicaAckConnections implements AutoCloseable {
 
 	/**
 	 * Return the commands that reach the node to run on: the connection itself, or on a
-	 * Cluster its connection to the master of the key's slot.
+	 * Cluster its connection to the master of the key's slot. A view of the cluster in
+	 * which no master serves the slot (Lettuce may have taken the view of a node that
+	 * just joined and knows no slots yet) is reloaded once, waiting up to
+	 * {@code timeout}, before giving up.
 	 */
 	@SuppressWarnings("unchecked")
-	private static RedisAsyncCommands<byte[], byte[]> commandsFor(StatefulConnection<byte[], byte[]> connection,
-			byte[] key) {
+	private RedisAsyncCommands<byte[], byte[]> commandsFor(StatefulConnection<byte[], byte[]> connection, byte[] key,
+			Duration timeout) {
 		if (connection instanceof StatefulRedisClusterConnection<?, ?> cluster) {
 			int slot = SlotHash.getSlot(key);
 			RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
+			if (master == null && this.client instanceof RedisClusterClient client) {
+				try {
+					client.refreshPartitionsAsync().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+				}
+				catch (ExecutionException | TimeoutException ex) {
+					// Reported below, if the view still lacks the master.
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				master = cluster.getPartitions().getMasterBySlot(slot);
+			}
 			if (master == null) {
 				throw new DataAccessResourceFailureException(
 						"No master of the Redis Cluster serves slot " + slot + " (cluster down or resharding)");

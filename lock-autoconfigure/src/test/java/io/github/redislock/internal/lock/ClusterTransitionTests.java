@@ -20,6 +20,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -153,6 +156,46 @@ class ClusterTransitionTests {
 		}
 	}
 
+	/**
+	 * The client's view of the cluster has, for a moment, no master for a lock's slot
+	 * (Lettuce may take the view of a node that just joined and knows no slots yet): a
+	 * lock with no wait time is still taken and released, with and without replica
+	 * acknowledgement, the view being reloaded, not the attempt failed.
+	 */
+	@Test
+	void aViewOfTheClusterWithoutAMasterForTheSlotIsReloadedNotFailed() {
+		String name = nameOn(1, "unrouted");
+		int slot = ClusterSlotHashUtil.calculateSlot(name);
+		for (LockSettings settings : List.of(LockSettings.DEFAULTS,
+				LockSettings.DEFAULTS.withReplicaAcknowledgement(1, Duration.ofSeconds(1)))) {
+			DefaultRedisLockTemplate template = template(settings);
+			RedisClusterClient client = (RedisClusterClient) this.factories.get(this.factories.size() - 1)
+				.getRequiredNativeClient();
+			RedisLock lock = template.getLock(name);
+			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+			lock.unlock();
+			forgetMasterOf(client, slot);
+			assertThat(lock.tryLock(Duration.ZERO, null)).as("acquired through a view without a master (" + settings + ")")
+				.isTrue();
+			forgetMasterOf(client, slot);
+			lock.unlock();
+			assertThat(template(LONG_LEASE).getLock(name).isLocked()).as("released").isFalse();
+		}
+	}
+
+	private static void forgetMasterOf(RedisClusterClient client, int slot) {
+		List<RedisClusterNode> nodes = new ArrayList<>();
+		for (RedisClusterNode node : client.getPartitions()) {
+			RedisClusterNode copy = new RedisClusterNode(node);
+			if (copy.hasSlot(slot)) {
+				copy.setSlots(List.of());
+			}
+			nodes.add(copy);
+		}
+		client.getPartitions().reload(nodes);
+		assertThat(client.getPartitions().getMasterBySlot(slot)).isNull();
+	}
+
 	private static Future<Long> waitFor(ExecutorService thread, DefaultRedisLockTemplate waiter, String name) {
 		return thread.submit(() -> {
 			RedisLock lock = waiter.getLock(name);
@@ -232,6 +275,10 @@ class ClusterTransitionTests {
 	}
 
 	private DefaultRedisLockTemplate template(Duration lease) {
+		return template(LockSettings.DEFAULTS.withLeaseTime(lease));
+	}
+
+	private DefaultRedisLockTemplate template(LockSettings settings) {
 		RedisClusterConfiguration configuration = new RedisClusterConfiguration();
 		for (LocalRedisServer node : cluster.nodes()) {
 			configuration.clusterNode(node.host(), node.port());
@@ -241,8 +288,7 @@ class ClusterTransitionTests {
 		factory.afterPropertiesSet();
 		factory.start();
 		this.factories.add(factory);
-		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory,
-				LockSettings.DEFAULTS.withLeaseTime(lease));
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory, settings);
 		this.templates.add(template);
 		return template;
 	}
