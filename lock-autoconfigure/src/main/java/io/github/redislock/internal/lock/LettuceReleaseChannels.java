@@ -60,8 +60,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * <li>a reconnect on a Cluster: Lettuce subscribes again with one {@code SSUBSCRIBE} of
  * all the node's channels, which Redis refuses when they lie in different slots
  * ({@code CROSSSLOT}), so the reconnect of a node's connection (told by the client's
- * connection events) is the event, and each of the node's channels is subscribed again
- * by itself;</li>
+ * connection events) is the event, and each of the node's channels is subscribed again by
+ * itself;</li>
  * <li>a connection that answers nothing (half-open behind a load balancer, a node killed
  * or hung): a {@code PING} every {@link #checkAll() check} finds it; the standalone
  * connection is replaced, a Cluster node's channels are subscribed again through a

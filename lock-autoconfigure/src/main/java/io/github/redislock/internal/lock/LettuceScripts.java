@@ -89,8 +89,8 @@ public final class LettuceScripts {
 	/**
 	 * Whether a call failed before it was sent, because the client's view of the cluster
 	 * has no master for its slot (Lettuce may have taken the view of a node that just
-	 * joined and knows no slots yet): such a call is made again, once, after the view
-	 * was reloaded.
+	 * joined and knows no slots yet): such a call is made again, once, after the view was
+	 * reloaded.
 	 */
 	static boolean unrouted(@Nullable Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
@@ -217,14 +217,13 @@ public final class LettuceScripts {
 			if (!unrouted(failure)) {
 				return CompletableFuture.failedFuture(failure);
 			}
-			return reloadViewAsync()
-				.handle((reloaded, ex) -> null)
+			return reloadViewAsync().handle((reloaded, ex) -> null)
 				.thenCompose((reloaded) -> this.<T>runOnceAsync(script, type, keys, args, timeout));
 		});
 	}
 
-	private <T> CompletableFuture<@Nullable T> runOnceAsync(RedisScript<?> script, ScriptOutputType type,
-			byte[][] keys, byte[][] args, Duration timeout) {
+	private <T> CompletableFuture<@Nullable T> runOnceAsync(RedisScript<?> script, ScriptOutputType type, byte[][] keys,
+			byte[][] args, Duration timeout) {
 		RedisScriptingAsyncCommands<byte[], byte[]> commands;
 		try {
 			commands = commands();

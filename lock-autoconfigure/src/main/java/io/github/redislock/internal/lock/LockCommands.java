@@ -175,8 +175,8 @@ final class LockCommands {
 	 *
 	 * @param undo for an acquisition: releases what it took, owner-checked (run when too
 	 * few replicas confirmed it)
-	 * @param undoCall for an acquisition: the script call {@code undo} makes, for
-	 * sending it on the acquisition's own connection right behind it (see
+	 * @param undoCall for an acquisition: the script call {@code undo} makes, for sending
+	 * it on the acquisition's own connection right behind it (see
 	 * {@link ReplicaAckConnections})
 	 */
 	record ScriptCall(RedisScript<Long> script, List<String> keys, List<String> args, String what, Runnable undo,
@@ -254,8 +254,8 @@ final class LockCommands {
 			return run(script, keys, args, "acquire");
 		}
 		LAST_SHORTFALL.remove();
-		ReplicaAckConnections.Call unanswered = (undoCall != null) ? new ReplicaAckConnections.Call(
-				undoCall.script(), encode(undoCall.keys(), List.of()), encode(undoCall.args(), List.of())) : null;
+		ReplicaAckConnections.Call unanswered = (undoCall != null) ? new ReplicaAckConnections.Call(undoCall.script(),
+				encode(undoCall.keys(), List.of()), encode(undoCall.args(), List.of())) : null;
 		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(script, encode(keys, List.of()),
 				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis, unanswered);
 		if (outcome.moved()) {

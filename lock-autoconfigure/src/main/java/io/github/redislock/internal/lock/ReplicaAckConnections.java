@@ -242,7 +242,9 @@ final class ReplicaAckConnections implements AutoCloseable {
 			RedisClusterNode master = cluster.getPartitions().getMasterBySlot(slot);
 			if (master == null && this.client instanceof RedisClusterClient client) {
 				try {
-					client.refreshPartitionsAsync().toCompletableFuture().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+					client.refreshPartitionsAsync()
+						.toCompletableFuture()
+						.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
 				}
 				catch (ExecutionException | TimeoutException ex) {
 					// Reported below, if the view still lacks the master.

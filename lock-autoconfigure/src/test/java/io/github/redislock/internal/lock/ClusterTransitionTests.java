@@ -130,8 +130,10 @@ class ClusterTransitionTests {
 		DefaultRedisLockTemplate waiter = template(LONG_LEASE);
 		RedisLock heldFirst = holder.getLock(first);
 		RedisLock heldSecond = holder.getLock(second);
-		assertThat(this.holderThread.submit(() -> heldFirst.tryLock(Duration.ofSeconds(10), null)
-				&& heldSecond.tryLock(Duration.ofSeconds(10), null)).get()).isTrue();
+		assertThat(this.holderThread
+			.submit(() -> heldFirst.tryLock(Duration.ofSeconds(10), null)
+					&& heldSecond.tryLock(Duration.ofSeconds(10), null))
+			.get()).isTrue();
 		ExecutorService otherWaiter = Executors.newSingleThreadExecutor();
 		try {
 			Future<Long> gotFirst = waitFor(this.waiterThread, waiter, first);
@@ -144,7 +146,8 @@ class ClusterTransitionTests {
 			long released = System.nanoTime();
 			this.holderThread.submit(heldFirst::unlock).get();
 			long firstAt = gotFirst.get(LONG_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
-			assertThat(Duration.ofNanos(firstAt - released)).as("hand-off after the cut").isLessThan(Duration.ofSeconds(2));
+			assertThat(Duration.ofNanos(firstAt - released)).as("hand-off after the cut")
+				.isLessThan(Duration.ofSeconds(2));
 			released = System.nanoTime();
 			this.holderThread.submit(heldSecond::unlock).get();
 			long secondAt = gotSecond.get(LONG_LEASE.toSeconds() + 30, TimeUnit.SECONDS);
@@ -175,7 +178,8 @@ class ClusterTransitionTests {
 			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
 			lock.unlock();
 			forgetMasterOf(client, slot);
-			assertThat(lock.tryLock(Duration.ZERO, null)).as("acquired through a view without a master (" + settings + ")")
+			assertThat(lock.tryLock(Duration.ZERO, null))
+				.as("acquired through a view without a master (" + settings + ")")
 				.isTrue();
 			forgetMasterOf(client, slot);
 			lock.unlock();
