@@ -101,11 +101,17 @@ else
   end
 end
 if taken == 0 then
-  -- This worker waits for a wake-up (or its next look, ARGV[7] ms at the latest): the next
-  -- enqueue of a due task is to send one.
+  -- This worker waits for a wake-up, or until its next look: when the next waiting task is
+  -- due, ARGV[7] ms at the latest. The next enqueue of a task due before that is to send
+  -- one. The mark keeps the latest such look of all idle workers, and lives until then.
   local idle_ms = tonumber(ARGV[7])
-  if redis.call('PTTL', IDLE) < idle_ms then
-    redis.call('SET', IDLE, '1', 'PX', idle_ms)
+  local look = now + idle_ms
+  if next_due >= 0 and next_due < idle_ms then
+    look = now + next_due
+  end
+  local marked = tonumber(redis.call('GET', IDLE) or '0') or 0
+  if marked < look then
+    redis.call('SET', IDLE, string.format('%.0f', look), 'PX', math.max(1, look - now))
   end
 end
 tidy()

@@ -20,9 +20,10 @@ if ARGV[8] and ARGV[8] ~= '' then
   due = math.max(now, tonumber(ARGV[8]))
 end
 new_task(id, ARGV[2], due, ARGV[7])
-if due <= now and redis.call('DEL', IDLE) == 1 then
-  -- Wake idle workers at once. Busy workers claim again as each task ends, so while none
-  -- idles an enqueue sends no message; delayed tasks are found when they fall due.
+if wakes_idle(due) then
+  -- Wake idle workers at once (for a delayed task: so that they sleep until it is due).
+  -- Busy workers claim again as each task ends, so while none idles an enqueue sends no
+  -- message; delayed tasks are found when they fall due.
   redis.call('PUBLISH', ARGV[5], ARGV[6])
 end
 return 1

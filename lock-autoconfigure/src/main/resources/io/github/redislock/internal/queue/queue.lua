@@ -2,7 +2,8 @@
 -- built from input). Key layout in QueueKeys: every script gets the same twelve keys.
 -- A task is one enqueued call with a handle of its own; tasks that share an id share
 -- nothing but the id.
--- IDLE is present while some worker found nothing to claim and waits for a wake-up.
+-- IDLE is present while some worker found nothing to claim and waits for a wake-up; its value
+-- is the latest time (epoch ms) at which such a worker looks again by itself.
 local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE =
   KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
 local time = redis.call('TIME')
@@ -124,4 +125,21 @@ local function bury(id, handle, info, max, max_age_ms)
   for _, key in ipairs({ DEAD, DEAD_INFO, DEAD_PAYLOADS }) do
     redis.call('PEXPIRE', key, max_age_ms)
   end
+end
+
+-- Whether a task that falls due at `due` (epoch ms) is to wake the idle workers: one due now
+-- while any idles, or one due before the latest of them looks again by itself (it would
+-- sleep past it). The idle mark goes: the workers woken set it again when they find nothing.
+local function wakes_idle(due)
+  local idle_until = redis.call('GET', IDLE)
+  if not idle_until then
+    return false
+  end
+  -- (A mark without a time, '1', was left by an earlier version: due-now tasks only.)
+  local until_ms = tonumber(idle_until) or 0
+  if due <= now or (until_ms > 1 and due < until_ms) then
+    redis.call('DEL', IDLE)
+    return true
+  end
+  return false
 end

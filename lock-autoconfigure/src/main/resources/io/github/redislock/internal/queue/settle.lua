@@ -28,6 +28,8 @@ for i = 7, #ARGV, 2 do
         forget(handle)
       elseif action == 'retry' then
         add_waiting(id, handle, now + tonumber(ARGV[2]))
+        -- Its backoff may end before an idle worker (of any instance) looks again.
+        wake = wakes_idle(now + tonumber(ARGV[2])) or wake
       elseif action == 'release' then
         redis.call('HINCRBY', TASKS, handle .. ':attempts', -1)
         add_waiting(id, handle, now)

@@ -73,6 +73,30 @@ class TaskQueueTests {
 		}
 	}
 
+	/**
+	 * A delayed task that falls due before an idle worker looks again wakes it (it then
+	 * sleeps until the task is due, not a poll interval); one due after that look sends
+	 * nothing.
+	 */
+	@Test
+	void aDelayedEnqueueWakesIdleWorkersWhenItFallsDueBeforeTheyLookAgain() throws Exception {
+		try (ReleaseMessages notifications = ReleaseMessages.listenClassic(this.redis.connectionFactory(),
+				"redislock:queue:ready")) {
+			assertThat(claim()).isEmpty();
+			// The idle worker looks again within 2 poll intervals and a margin (3 s).
+			this.tasks.enqueue(this.queue, "soon", "x", Duration.ofMillis(200));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> notifications.messages().stream().filter(this.queue::equals).count() == 1);
+			assertThat(claim()).as("not due yet").isEmpty();
+			this.tasks.enqueue(this.queue, "later", "x", Duration.ofMinutes(1));
+			this.tasks.enqueue(this.queue, "now", "x", null);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> notifications.messages().stream().filter(this.queue::equals).count() >= 2);
+			assertThat(notifications.messages().stream().filter(this.queue::equals)).as("none for the later one")
+				.hasSize(2);
+		}
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
