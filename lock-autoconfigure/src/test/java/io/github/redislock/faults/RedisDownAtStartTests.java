@@ -64,6 +64,49 @@ class RedisDownAtStartTests {
 			});
 	}
 
+	/**
+	 * Queue workers started while Redis is down subscribe to the queue's notifications
+	 * once Redis is back: a task enqueued then runs at once, not at the workers' next
+	 * look (a 5 s poll interval here).
+	 */
+	@Test
+	void queueWorkersStartedWithoutRedisPickUpTasksAtOnceWhenRedisIsBack() {
+		LocalRedisServer redis = this.servers.start();
+		redis.kill();
+		String queue = "down-at-start-" + java.util.UUID.randomUUID();
+		LockApplicationContextRunner.unconfigured()
+			.withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
+				.of(io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+					"spring.data.redis.timeout=1s", "redislock.queue.poll-interval=5s", "test.queue=" + queue)
+			.withBean(Mailer.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Mailer mailer = context.getBean(Mailer.class);
+				this.servers.restart(redis);
+				// The workers looked, found nothing, and sleep a poll interval.
+				await().atMost(Duration.ofSeconds(30))
+					.ignoreExceptions()
+					.until(() -> redis.template().hasKey("redislock:queue:{" + queue + "}:idle"));
+				long enqueued = System.nanoTime();
+				mailer.send("first");
+				await().atMost(Duration.ofSeconds(30)).until(() -> Mailer.SENT.contains(queue + ":first"));
+				assertThat(Duration.ofNanos(System.nanoTime() - enqueued)).as("picked up after the enqueue")
+					.isLessThan(Duration.ofSeconds(2));
+			});
+	}
+
+	static class Mailer {
+
+		static final java.util.Set<String> SENT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+		@io.github.redislock.annotation.QueuedTask(queue = "${test.queue}")
+		public void send(String what) {
+			SENT.add(io.github.redislock.queue.TaskContext.queue() + ":" + what);
+		}
+
+	}
+
 	static class Reports {
 
 		@DistributedLock(name = "reports", key = "'daily'", waitTime = "1s")

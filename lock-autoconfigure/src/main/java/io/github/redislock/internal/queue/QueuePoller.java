@@ -72,9 +72,14 @@ final class QueuePoller {
 
 	private volatile boolean taking = true;
 
+	/** Told after each claim that reached Redis. */
+	private final Runnable reached;
+
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
-			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures) {
+			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures,
+			Runnable reached) {
 		this.failures = failures;
+		this.reached = reached;
 		this.handOffs = handOffs;
 		this.queueName = queueName;
 		this.queue = queue;
@@ -140,6 +145,7 @@ final class QueuePoller {
 						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
+				this.reached.run();
 				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
 					handOff(new TaskRun(task, sent));

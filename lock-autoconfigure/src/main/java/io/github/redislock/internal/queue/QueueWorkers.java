@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.internal.Printable;
 import io.github.redislock.internal.lock.EngineThreads;
@@ -25,7 +26,10 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.data.redis.connection.Message;
+import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
@@ -84,6 +88,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	private final Map<String, Acknowledgements> acknowledgements = new ConcurrentHashMap<>();
 
 	private volatile @Nullable RedisMessageListenerContainer notifications;
+
+	/** Whether a subscription is being made after one failed. */
+	private final AtomicBoolean subscribing = new AtomicBoolean();
+
+	/** Whether the last subscription failed (logged once until one succeeds). */
+	private volatile boolean subscriptionFailed;
 
 	private volatile @Nullable ApplicationEventPublisher events;
 
@@ -192,7 +202,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			}
 			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, entry.getValue().settings(),
 					this.instanceId, (run) -> run(entry.getValue(), run),
-					(run, failure) -> handOffFailed(entry.getValue(), run, failure), this.executors, this::failed);
+					(run, failure) -> handOffFailed(entry.getValue(), run, failure), this.executors, this::failed,
+					this::redisReached);
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
@@ -201,25 +212,100 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 	}
 
+	/**
+	 * Subscribe to the queues' notifications. When Redis cannot be reached (down at
+	 * start), the workers look every poll interval, and the subscription is made again
+	 * after the next claim that reaches Redis ({@link #redisReached()}). Every
+	 * subscription (also one the container makes again after a connection was lost) wakes
+	 * the workers: notifications sent meanwhile were lost.
+	 */
 	private void subscribe() {
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
 		container.setTaskExecutor(new SyncTaskExecutor());
-		container.addMessageListener((message, pattern) -> {
-			QueuePoller poller = this.pollers.get(new String(message.getBody(), StandardCharsets.UTF_8));
-			if (poller != null) {
-				poller.wake();
-			}
-		}, new ChannelTopic(this.queue.notificationChannel()));
+		// After a lost connection, subscribe again within a second, not the default 5 s.
+		container.setRecoveryInterval(Math.min(1000, Math.max(100, this.settings.pollInterval().toMillis())));
+		container.addMessageListener(new Notifications(), new ChannelTopic(this.queue.notificationChannel()));
 		container.afterPropertiesSet();
 		try {
 			container.start();
 			this.notifications = container;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not subscribe to queue notifications; workers look every " + this.settings.pollInterval()
-					+ " instead", ex);
+			try {
+				container.destroy();
+			}
+			catch (Exception closing) {
+				ex.addSuppressed(closing);
+			}
+			if (!this.subscriptionFailed) {
+				this.subscriptionFailed = true;
+				logger.warn("Could not subscribe to queue notifications; workers look every "
+						+ this.settings.pollInterval() + " until it succeeds (tried again once Redis answers)", ex);
+			}
 		}
+	}
+
+	/**
+	 * A poller's claim reached Redis: subscribe now when an earlier subscription failed.
+	 */
+	private void redisReached() {
+		if (this.notifications == null && this.running && !this.stopping
+				&& this.subscribing.compareAndSet(false, true)) {
+			try {
+				if (this.notifications == null && this.running && !this.stopping) {
+					subscribe();
+					RedisMessageListenerContainer made = this.notifications;
+					if (made != null && (this.stopping || !this.running)) {
+						// Stopped meanwhile.
+						this.notifications = null;
+						closeNotifications(made);
+						return;
+					}
+					if (made != null && this.subscriptionFailed) {
+						this.subscriptionFailed = false;
+						logger.info("Subscribed to queue notifications");
+					}
+				}
+			}
+			finally {
+				this.subscribing.set(false);
+			}
+		}
+	}
+
+	private static void closeNotifications(RedisMessageListenerContainer notifications) {
+		try {
+			notifications.destroy();
+		}
+		catch (Exception ex) {
+			logger.debug("Could not close queue notifications", ex);
+		}
+	}
+
+	private void wakeAll() {
+		this.pollers.values().forEach(QueuePoller::wake);
+	}
+
+	/**
+	 * The queues' notifications: each wakes its queue's poller; a subscription that came
+	 * (back) wakes them all.
+	 */
+	private final class Notifications implements MessageListener, SubscriptionListener {
+
+		@Override
+		public void onMessage(Message message, byte @Nullable [] pattern) {
+			QueuePoller poller = QueueWorkers.this.pollers.get(new String(message.getBody(), StandardCharsets.UTF_8));
+			if (poller != null) {
+				poller.wake();
+			}
+		}
+
+		@Override
+		public void onChannelSubscribed(byte[] channel, long count) {
+			wakeAll();
+		}
+
 	}
 
 	/**
@@ -407,13 +493,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		this.stopping = true;
 		RedisMessageListenerContainer notifications = this.notifications;
 		if (notifications != null) {
-			try {
-				notifications.destroy();
-			}
-			catch (Exception ex) {
-				logger.debug("Could not close queue notifications", ex);
-			}
 			this.notifications = null;
+			closeNotifications(notifications);
 		}
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
 		this.pollers.values().forEach(QueuePoller::stopTaking);
