@@ -234,7 +234,7 @@ final class QueuePoller {
 	void renew() {
 		List<TaskRun> runs = new ArrayList<>();
 		for (TaskRun run : this.running.values()) {
-			if (run.isClaimHeld()) {
+			if (run.isClaimHeld() && !run.isSettling()) {
 				runs.add(run);
 			}
 		}
@@ -250,7 +250,8 @@ final class QueuePoller {
 				if (held[i]) {
 					runs.get(i).confirmed(sent);
 				}
-				else {
+				else if (!runs.get(i).isSettling()) {
+					// (A run whose outcome went meanwhile may have been settled by it.)
 					lost(runs.get(i),
 							"another worker claimed it after its visibility timeout passed without a renewal");
 				}
@@ -262,7 +263,7 @@ final class QueuePoller {
 		}
 		long visibility = this.settings.visibilityTimeout().toNanos();
 		for (TaskRun run : runs) {
-			if (run.isClaimHeld() && System.nanoTime() - run.confirmedNanos() > visibility) {
+			if (run.isClaimHeld() && !run.isSettling() && System.nanoTime() - run.confirmedNanos() > visibility) {
 				lost(run, "no renewal reached Redis within the visibility timeout");
 			}
 		}

@@ -462,6 +462,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	private boolean settle(TaskRun run, String action, String argument) {
 		RedisTaskQueue.ClaimedTask task = run.task();
+		// From now on its outcome, not a renewal, tells whether the claim held.
+		run.settling();
 		boolean interrupted = Thread.interrupted();
 		try {
 			boolean settled = action.equals("ack") ? acknowledgements(task.queue()).acknowledge(task)

@@ -16,6 +16,8 @@ final class TaskRun {
 
 	private volatile @Nullable Thread worker;
 
+	private volatile boolean settling;
+
 	/**
 	 * @param task the claimed task
 	 * @param claimSentNanos when the claim was sent: the visibility timeout counts from
@@ -56,6 +58,19 @@ final class TaskRun {
 		if (thread != null) {
 			thread.interrupt();
 		}
+	}
+
+	/**
+	 * Its outcome is on its way to Redis: a renewal that finds the claim gone from now on
+	 * may have come after that outcome was recorded, so it proves no loss (the outcome's
+	 * own answer tells).
+	 */
+	void settling() {
+		this.settling = true;
+	}
+
+	boolean isSettling() {
+		return this.settling;
 	}
 
 	boolean isClaimHeld() {

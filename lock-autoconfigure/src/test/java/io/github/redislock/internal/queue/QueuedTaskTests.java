@@ -31,6 +31,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -391,6 +393,35 @@ class QueuedTaskTests {
 			});
 	}
 
+	/**
+	 * A renewal that selected a running task goes out after the task finished and its
+	 * acknowledgement was recorded: it finds the claim gone, and that is no loss (no
+	 * WARN, no claim-lost count).
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void aRenewalThatRacesTheAcknowledgementOfAFinishedRunReportsNoLoss(CapturedOutput output) {
+		String blockingQueue = queue("blocking");
+		StalledRenewals stalled = new StalledRenewals(this.redis, blockingQueue);
+		BLOCKERS.put(this.queue, new CountDownLatch(1));
+		this.runner.withPropertyValues("redislock.queue.visibility-timeout=600ms")
+			.withBean(StalledRenewals.class, () -> stalled)
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				tasks.blocking("done");
+				await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("done"));
+				// The next renewal takes the running task, then stalls before it is sent.
+				stalled.stallNextRenewal();
+				await().atMost(Duration.ofSeconds(10)).until(stalled::isStalled);
+				BLOCKERS.get(this.queue).countDown();
+				RedisTaskQueue queue = context.getBean(RedisTaskQueue.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> queue.depths(blockingQueue).inflight() == 0);
+				stalled.resume();
+				await().atMost(Duration.ofSeconds(10)).until(() -> stalled.renewalsAnswered() >= 1);
+				assertThat(output).doesNotContain("lost its claim");
+			});
+	}
+
 	private List<WatchedRun> watchedRuns(String id) {
 		return WATCHED.getOrDefault(this.queue + "/" + id, List.of());
 	}
@@ -459,7 +490,9 @@ class QueuedTaskTests {
 		@Override
 		boolean[] settle(String queue, String action, String argument, int maxDead, Duration maxDeadAge,
 				List<ClaimedTask> tasks) {
-			if (queue.equals(this.stalledQueue) && action.equals("extend") && this.stallNext.getAndSet(false)) {
+			boolean stalling = queue.equals(this.stalledQueue) && action.equals("extend")
+					&& this.stallNext.getAndSet(false);
+			if (stalling) {
 				this.stalled = true;
 				try {
 					this.resumed.await(60, TimeUnit.SECONDS);
@@ -468,8 +501,19 @@ class QueuedTaskTests {
 					Thread.currentThread().interrupt();
 				}
 			}
-			return super.settle(queue, action, argument, maxDead, maxDeadAge, tasks);
+			boolean[] settled = super.settle(queue, action, argument, maxDead, maxDeadAge, tasks);
+			if (stalling) {
+				this.stalledAnswered.incrementAndGet();
+			}
+			return settled;
 		}
+
+		/** How many stalled renewals were sent and answered. */
+		int renewalsAnswered() {
+			return this.stalledAnswered.get();
+		}
+
+		private final java.util.concurrent.atomic.AtomicInteger stalledAnswered = new java.util.concurrent.atomic.AtomicInteger();
 
 	}
 
