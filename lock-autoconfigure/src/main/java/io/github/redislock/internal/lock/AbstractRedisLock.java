@@ -404,6 +404,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			if (!this.finished.compareAndSet(false, true)) {
 				return;
 			}
+			AbstractRedisLock.this.template.commands().acquisitionEnded(this.owner, acquired);
 			ReleaseSignals.Waiter waiter = this.waiter;
 			if (waiter != null) {
 				this.signals.unregister(AbstractRedisLock.this.signalKey, waiter, acquired);
@@ -680,6 +681,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 		private void finish() {
 			boolean acquired = this.state == State.ACQUIRED;
+			AbstractRedisLock.this.template.commands().acquisitionEnded(this.owner, acquired);
 			if (this.state == State.TRYING) {
 				this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
 			}

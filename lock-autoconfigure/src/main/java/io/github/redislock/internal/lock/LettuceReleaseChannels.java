@@ -586,9 +586,15 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	private StatefulRedisPubSubConnection<byte[], byte[]> connect() {
 		AbstractRedisClient client = this.connectionFactory.getRequiredNativeClient();
 		if (client instanceof RedisClusterClient clusterClient) {
-			if (this.listenedClient != clusterClient) {
-				clusterClient.addListener(this.reconnects);
-				this.listenedClient = clusterClient;
+			synchronized (this.lock) {
+				// (A connect queued before close() must not leave the listener behind.)
+				if (this.closed) {
+					throw new IllegalStateException("Lock template closed");
+				}
+				if (this.listenedClient != clusterClient) {
+					clusterClient.addListener(this.reconnects);
+					this.listenedClient = clusterClient;
+				}
 			}
 			StatefulRedisClusterPubSubConnection<byte[], byte[]> connection = clusterClient
 				.connectPubSub(ByteArrayCodec.INSTANCE);
@@ -707,13 +713,14 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 
 	@Override
 	public void close() {
+		RedisClusterClient client;
 		synchronized (this.lock) {
 			this.closed = true;
+			client = this.listenedClient;
+			this.listenedClient = null;
 		}
-		RedisClusterClient client = this.listenedClient;
 		if (client != null) {
 			client.removeListener(this.reconnects);
-			this.listenedClient = null;
 		}
 		disconnect();
 	}

@@ -87,10 +87,13 @@ public final class LettuceScripts {
 	}
 
 	/**
-	 * Whether a call failed before it was sent, because the client's view of the cluster
-	 * has no master for its slot (Lettuce may have taken the view of a node that just
-	 * joined and knows no slots yet): such a call is made again, once, after the view was
-	 * reloaded.
+	 * Whether a call failed because the client could not route it: its view of the
+	 * cluster has no master for the call's slot (Lettuce may have taken the view of a
+	 * node that just joined and knows no slots yet). Such a call is made again, once,
+	 * after the view was reloaded. Mostly it was never sent; a command that Lettuce
+	 * re-routes after a cut (at-least-once) may have run before, which is the exposure
+	 * Lettuce's own re-send has anyway: every script the engine and the queue send is
+	 * safe to run twice for the same caller.
 	 */
 	static boolean unrouted(@Nullable Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
@@ -121,9 +124,9 @@ public final class LettuceScripts {
 		return true;
 	}
 
-	private CompletableFuture<?> reloadViewAsync() {
+	private CompletableFuture<@Nullable Object> reloadViewAsync() {
 		if (this.connectionFactory.getNativeClient() instanceof RedisClusterClient cluster) {
-			return cluster.refreshPartitionsAsync().toCompletableFuture();
+			return cluster.refreshPartitionsAsync().toCompletableFuture().thenApply((done) -> null);
 		}
 		return CompletableFuture.completedFuture(null);
 	}
@@ -217,7 +220,8 @@ public final class LettuceScripts {
 			if (!unrouted(failure)) {
 				return CompletableFuture.failedFuture(failure);
 			}
-			return reloadViewAsync().handle((reloaded, ex) -> null)
+			return AsyncTimeouts.within(reloadViewAsync(), timeout, () -> new TimeoutException("view not reloaded"))
+				.handle((reloaded, ex) -> null)
 				.thenCompose((reloaded) -> this.<T>runOnceAsync(script, type, keys, args, timeout));
 		});
 	}

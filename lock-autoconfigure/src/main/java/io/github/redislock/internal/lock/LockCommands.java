@@ -256,8 +256,10 @@ final class LockCommands {
 		LAST_SHORTFALL.remove();
 		ReplicaAckConnections.Call unanswered = (undoCall != null) ? new ReplicaAckConnections.Call(undoCall.script(),
 				encode(undoCall.keys(), List.of()), encode(undoCall.args(), List.of())) : null;
-		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(script, encode(keys, List.of()),
-				encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis, unanswered);
+		// Every acquire script's first argument is the acquisition's owner id.
+		ReplicaAckConnections.Outcome outcome = replicaAckConnections().acquireAndWait(args.get(0), script,
+				encode(keys, List.of()), encode(args, List.of()), this.minReplicasAcked, this.replicaAckTimeoutMillis,
+				unanswered);
 		if (outcome.moved()) {
 			if (outcome.result() > 0) {
 				undo.run();
@@ -273,6 +275,17 @@ final class LockCommands {
 			return NOT_ACKNOWLEDGED;
 		}
 		return outcome.result();
+	}
+
+	/**
+	 * An acquisition ended, with the lock or without it: with replica acknowledgement,
+	 * its connection is given back (see {@link ReplicaAckConnections#ended}).
+	 */
+	void acquisitionEnded(String owner, boolean acquired) {
+		ReplicaAckConnections connections = this.replicaAckConnections;
+		if (connections != null) {
+			connections.ended(owner, acquired);
+		}
 	}
 
 	/**

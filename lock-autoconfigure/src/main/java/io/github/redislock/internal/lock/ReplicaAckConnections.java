@@ -3,7 +3,10 @@ package io.github.redislock.internal.lock;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Deque;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -47,14 +50,22 @@ import org.springframework.data.redis.core.script.RedisScript;
  * acquisition counts as not acknowledged, the topology is reloaded, and the caller
  * retries within its wait time.
  * <p>
- * When the acquire script gets no answer (timed out, the thread interrupted, the
- * connection lost), it may still run later: a node that hangs runs it when it wakes. Its
- * undo (the caller's release, owner-checked) is then sent on the same connection right
- * behind it, so that it runs after it. Sent on another connection (the shared one), the
- * undo could run first: a node that wakes reads each connection in the order they became
- * readable, and the acquire would then take the lock for nobody, for a whole lease. The
- * connection is closed once the undo was answered (or after {@value #UNDO_ANSWER_MILLIS}
- * ms: what was written before a close is still read by the server, in order).
+ * An acquisition keeps the connection it borrowed for all its attempts (its session, by
+ * owner id), until it ends. When an attempt gets no answer (timed out, the thread
+ * interrupted, the connection lost), its script may still run later: a node that hangs
+ * runs it when it wakes. The attempts that follow go behind it on the same connection,
+ * and take the same owner's hold if it ran; and when the acquisition ends without the
+ * lock, its undo (the caller's release, owner-checked) is sent behind them all, so that
+ * it runs after them. Sent on another connection (the shared one), the undo could run
+ * first: a node that wakes reads each connection in the order they became readable,
+ * whole, and the acquire would then take the lock for nobody, for a whole lease. Sent
+ * after a single attempt, it could remove the hold a later attempt of the same
+ * acquisition took on another connection. The connection is closed once the undo was
+ * answered or failed (after a command timeout, with Spring Data's default timeout
+ * options; at the latest after {@value #UNDO_ANSWER_MILLIS} ms); what was written before
+ * a close is still read by the server, in order. (A connection that is reconnecting at
+ * that moment loses the undo; the caller's own undo on the shared connection, and the
+ * hold's lease, remain.)
  */
 final class ReplicaAckConnections implements AutoCloseable {
 
@@ -72,6 +83,9 @@ final class ReplicaAckConnections implements AutoCloseable {
 	private final AbstractRedisClient client;
 
 	private final Deque<StatefulConnection<byte[], byte[]>> idle = new ConcurrentLinkedDeque<>();
+
+	/** The sessions of the acquisitions under way, by owner id. */
+	private final Map<String, Session> sessions = new ConcurrentHashMap<>();
 
 	private volatile boolean closed;
 
@@ -115,17 +129,33 @@ final class ReplicaAckConnections implements AutoCloseable {
 
 	/**
 	 * Run an acquire script, then, when it acquired, {@code WAIT} for {@code replicas},
-	 * on one connection of this pool (on a Cluster, to the master of the first key's
-	 * slot).
+	 * on the connection of the acquisition's session (on a Cluster, to the master of the
+	 * first key's slot): every attempt of one acquisition goes on one connection, in
+	 * order, until {@link #ended} is called.
+	 * @param owner the acquisition's owner id: its session
+	 * @param undo what releases the acquisition's hold, owner-checked: sent behind its
+	 * attempts when it ends without the lock after an attempt got no answer
 	 */
-	Outcome acquireAndWait(RedisScript<Long> script, byte[][] keys, byte[][] args, int replicas, long timeoutMillis,
-			@Nullable Call undo) {
-		StatefulConnection<byte[], byte[]> connection = borrow();
-		boolean reusable = false;
-		CompletableFuture<?>[] undoSent = new CompletableFuture<?>[1];
+	Outcome acquireAndWait(String owner, RedisScript<Long> script, byte[][] keys, byte[][] args, int replicas,
+			long timeoutMillis, @Nullable Call undo) {
+		Session session = this.sessions.computeIfAbsent(owner, (key) -> new Session());
+		StatefulConnection<byte[], byte[]> connection;
 		try {
-			Outcome outcome = acquireAndWait(connection, script, keys, args, replicas, timeoutMillis, undo, undoSent);
-			reusable = true;
+			synchronized (session) {
+				session.busy = true;
+				session.undo = undo;
+				if (session.connection == null) {
+					session.connection = borrow();
+				}
+				connection = session.connection;
+			}
+		}
+		catch (RuntimeException ex) {
+			attemptDone(session);
+			throw LettuceScripts.translate(ex);
+		}
+		try {
+			Outcome outcome = acquireAndWait(connection, script, keys, args, replicas, timeoutMillis, session);
 			if (outcome.moved() && this.client instanceof RedisClusterClient cluster) {
 				// For the caller's next attempt; a frozen node must not hold it up
 				// longer.
@@ -151,21 +181,93 @@ final class ReplicaAckConnections implements AutoCloseable {
 			throw LettuceScripts.translate(ex);
 		}
 		finally {
-			CompletableFuture<?> sent = undoSent[0];
-			if (sent == null) {
-				giveBack(connection, reusable);
-			}
-			else {
-				// Open until the undo is answered, so that it surely goes out.
-				AsyncTimeouts.within(sent, Duration.ofMillis(UNDO_ANSWER_MILLIS), TimeoutException::new)
-					.whenComplete((result, failure) -> connection.closeAsync());
+			attemptDone(session);
+		}
+	}
+
+	private void attemptDone(Session session) {
+		synchronized (session) {
+			session.busy = false;
+			if (session.ended) {
+				close(session);
 			}
 		}
 	}
 
+	/**
+	 * An acquisition ended (with the lock or without it): its connection goes back to the
+	 * pool, or, when one of its attempts got no answer, is closed; before that, when it
+	 * ended without the lock, the undo goes behind its attempts, so that a node that hung
+	 * and wakes runs it after them. A hold it took leaves no attempt behind it: its
+	 * answer came after every earlier attempt's on that connection. An attempt under way
+	 * (an asynchronous acquisition given up meanwhile) closes the session when it is
+	 * done.
+	 */
+	void ended(String owner, boolean acquired) {
+		Session session = this.sessions.remove(owner);
+		if (session == null) {
+			return;
+		}
+		synchronized (session) {
+			session.ended = true;
+			session.acquired = acquired;
+			if (!session.busy) {
+				close(session);
+			}
+		}
+	}
+
+	/** Runs holding the session's monitor. */
+	private void close(Session session) {
+		StatefulConnection<byte[], byte[]> connection = session.connection;
+		session.connection = null;
+		if (connection == null) {
+			return;
+		}
+		if (!session.unanswered) {
+			giveBack(connection, true);
+			return;
+		}
+		Call undo = session.undo;
+		RedisAsyncCommands<byte[], byte[]> commands = session.unansweredCommands;
+		if (session.acquired || undo == null || commands == null) {
+			// A connection whose command timed out may still get that answer: not
+			// reused.
+			connection.closeAsync();
+			return;
+		}
+		// Open until the undo is answered (or fails: a command timeout), so that it
+		// surely goes out; what was written before a close is still read by the server,
+		// in order.
+		AsyncTimeouts.within(sendBehind(commands, undo), Duration.ofMillis(UNDO_ANSWER_MILLIS), TimeoutException::new)
+			.whenComplete((result, failure) -> connection.closeAsync());
+	}
+
+	/**
+	 * One acquisition's connection and what its attempts left. Guarded by its monitor.
+	 */
+	private static final class Session {
+
+		private @Nullable StatefulConnection<byte[], byte[]> connection;
+
+		/** Whether an attempt got no answer (its script may still run). */
+		private volatile boolean unanswered;
+
+		/** Where the attempt that got no answer went (a Cluster node's connection). */
+		private volatile @Nullable RedisAsyncCommands<byte[], byte[]> unansweredCommands;
+
+		private @Nullable Call undo;
+
+		private boolean busy;
+
+		private boolean ended;
+
+		private boolean acquired;
+
+	}
+
 	private Outcome acquireAndWait(StatefulConnection<byte[], byte[]> connection, RedisScript<Long> script,
-			byte[][] keys, byte[][] args, int replicas, long timeoutMillis, @Nullable Call undo,
-			CompletableFuture<?>[] undoSent) {
+			byte[][] keys, byte[][] args, int replicas, long timeoutMillis, Session session) {
 		boolean cluster = connection instanceof StatefulRedisClusterConnection<?, ?>;
 		RedisAsyncCommands<byte[], byte[]> commands = commandsFor(connection, keys[0],
 				this.connectionFactory.getClientConfiguration().getCommandTimeout());
@@ -182,10 +284,10 @@ final class ReplicaAckConnections implements AutoCloseable {
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			// No answer: the script may still run, so its undo goes right behind it.
-			if (undo != null) {
-				undoSent[0] = sendBehind(commands, undo);
-			}
+			// No answer: the script may still run. The next attempts go behind it on this
+			// connection; so does the undo, if the acquisition ends without the lock.
+			session.unansweredCommands = commands;
+			session.unanswered = true;
 			throw ex;
 		}
 		long result = (token != null) ? token : 0;
@@ -304,6 +406,9 @@ final class ReplicaAckConnections implements AutoCloseable {
 	@Override
 	public void close() {
 		this.closed = true;
+		for (String owner : List.copyOf(this.sessions.keySet())) {
+			ended(owner, true);
+		}
 		StatefulConnection<byte[], byte[]> connection;
 		while ((connection = this.idle.pollFirst()) != null) {
 			connection.closeAsync();

@@ -200,6 +200,42 @@ class ClusterTransitionTests {
 		assertThat(client.getPartitions().getMasterBySlot(slot)).isNull();
 	}
 
+	/**
+	 * A connect queued before the release channels close (its thread busy) leaves no
+	 * connection listener on the application's client (found in review: it kept the
+	 * closed channels, and through them the template, for good).
+	 */
+	@Test
+	void releaseChannelsClosedBeforeTheirConnectRunsLeaveNoListenerOnTheClient() throws Exception {
+		LettuceConnectionFactory factory = cluster.connectionFactory();
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+		executor.execute(() -> {
+			try {
+				busy.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		});
+		LettuceReleaseChannels channels = new LettuceReleaseChannels(factory, true, () -> executor,
+				(channel, message) -> {
+				}, (channel) -> {
+				});
+		channels.listen("queued-connect");
+		channels.close();
+		busy.countDown();
+		executor.shutdown();
+		assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+		java.lang.reflect.Field events = io.lettuce.core.AbstractRedisClient.class.getDeclaredField("connectionEvents");
+		events.setAccessible(true);
+		java.lang.reflect.Field listeners = io.lettuce.core.ConnectionEvents.class.getDeclaredField("listeners");
+		listeners.setAccessible(true);
+		assertThat((java.util.Set<?>) listeners.get(events.get(factory.getRequiredNativeClient())))
+			.as("listeners left on the client")
+			.isEmpty();
+	}
+
 	private static Future<Long> waitFor(ExecutorService thread, DefaultRedisLockTemplate waiter, String name) {
 		return thread.submit(() -> {
 			RedisLock lock = waiter.getLock(name);

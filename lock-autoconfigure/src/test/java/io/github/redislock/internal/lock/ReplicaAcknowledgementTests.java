@@ -191,4 +191,53 @@ class ReplicaAcknowledgementTests {
 		other.unlock();
 	}
 
+	/**
+	 * An attempt gets no answer in time (the network holds it up 3 s), and the next
+	 * attempt of the same acquisition takes the lock: when the first attempt and whatever
+	 * follows it reach Redis at last, the hold stays (found in review: an undo sent
+	 * behind each unanswered attempt deleted the later attempt's hold, and the thread
+	 * went on believing it held the lock).
+	 */
+	@Test
+	void aLateUnansweredAttemptNeverRemovesTheHoldOfALaterAttempt() throws Exception {
+		try (io.github.redislock.test.TcpProxy proxy = io.github.redislock.test.TcpProxy.to(this.master)) {
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(
+					new org.springframework.data.redis.connection.RedisStandaloneConfiguration(proxy.host(),
+							proxy.port()),
+					org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration.builder()
+						.commandTimeout(Duration.ofMillis(500))
+						.build());
+			factory.afterPropertiesSet();
+			factory.start();
+			DefaultRedisLockTemplate locks = new DefaultRedisLockTemplate(factory,
+					LockSettings.DEFAULTS.withReplicaAcknowledgement(1, Duration.ofSeconds(1)));
+			java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+			try {
+				RedisLock lock = locks.getLock(this.name);
+				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+				lock.unlock();
+				proxy.delayRequests(Duration.ofSeconds(3));
+				var taking = thread.submit(() -> lock.tryLock(Duration.ofSeconds(20), Duration.ofSeconds(60)));
+				// The first attempt times out (500 ms); the next one goes unhindered.
+				await().pollDelay(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> true);
+				proxy.heal();
+				assertThat(taking.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("a later attempt acquired")
+					.isTrue();
+				// The delayed traffic reaches Redis within 3 s.
+				await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> true);
+				assertThat(thread.submit(lock::isHeldByCurrentThread).get(5, java.util.concurrent.TimeUnit.SECONDS))
+					.isTrue();
+				assertThat(this.master.template().hasKey("redislock:{" + this.name + "}"))
+					.as("the hold of the thread that believes it holds the lock (60 s lease)")
+					.isTrue();
+				thread.submit(lock::unlock).get(5, java.util.concurrent.TimeUnit.SECONDS);
+			}
+			finally {
+				thread.shutdownNow();
+				locks.destroy();
+				factory.destroy();
+			}
+		}
+	}
+
 }
