@@ -400,14 +400,28 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisTaskQueue.ClaimedTask task = run.task();
 		QueueSettings settings = handler.settings();
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
-		boolean noRetry = handler.taskSettings().isNoRetry(failure);
+		// A payload that does not fit the method cannot fit it on a retry either.
+		boolean mismatch = failure instanceof TaskArguments.PayloadMismatchException;
+		boolean noRetry = mismatch || handler.taskSettings().isNoRetry(failure);
 		if (noRetry || task.attempt() >= settings.maxAttempts()) {
-			String info = this.queue.json().writeValueAsString(Map.of("error", error, "attempts", task.attempt()));
+			Map<String, Object> details = new java.util.LinkedHashMap<>();
+			details.put("error", error);
+			details.put("attempts", task.attempt());
+			if (mismatch) {
+				details.put("reason", TaskArguments.PayloadMismatchException.REASON);
+				details.put("method", handler.method().toGenericString());
+			}
+			String info = this.queue.json().writeValueAsString(details);
 			if (settle(run, "dead", info)) {
-				logger.error("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
-						+ "' failed "
-						+ (noRetry ? "with an error it is never retried for (noRetryFor)" : task.attempt() + " times")
-						+ "; moved to the dead letters", failure);
+				logger.error(
+						"Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue()) + "' failed "
+								+ (mismatch
+										? "because its payload does not fit " + handler.method().toGenericString()
+												+ " (payload-mismatch: see 'Evolving a task' in the README)"
+										: noRetry ? "with an error it is never retried for (noRetryFor)"
+												: task.attempt() + " times")
+								+ "; moved to the dead letters",
+						failure);
 				this.queue.observer().processed(task.queue(), "dead");
 				failed(task.queue(), task.id(), task.attempt(), failure, true);
 			}

@@ -3,12 +3,14 @@ package io.github.redislock.internal.queue;
 import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.json.JsonMapper;
@@ -70,10 +72,16 @@ public final class TaskArguments {
 	}
 
 	/**
-	 * Read the arguments back by the declared parameter types.
+	 * Read the arguments back by the declared parameter types. A payload written for an
+	 * earlier version of the method that lacked its last parameters (a rolling deploy
+	 * that added them) leaves those {@code null} ({@code Optional.empty()} for an
+	 * {@code Optional}); a missing primitive parameter, an extra argument, or an argument
+	 * that does not bind to its parameter's type is a mismatch that no retry can mend.
+	 * @throws PayloadMismatchException when the payload does not fit the method
 	 */
 	static @Nullable Object[] read(JsonMapper json, Method method, String payload) {
 		Type[] types = method.getGenericParameterTypes();
+		Class<?>[] classes = method.getParameterTypes();
 		@Nullable Object[] arguments = new Object[types.length];
 		// One pass over the text, each element read as its parameter's declared type.
 		// Elements follow each other in the array: not trailing tokens of a document.
@@ -82,22 +90,63 @@ public final class TaskArguments {
 			if (parser.nextToken() != JsonToken.START_ARRAY) {
 				throw notAnArray(method, types.length, payload);
 			}
-			for (int i = 0; i < types.length; i++) {
+			int read = 0;
+			for (; read < types.length; read++) {
 				if (parser.nextToken() == JsonToken.END_ARRAY) {
-					throw notAnArray(method, types.length, payload);
+					break;
 				}
-				arguments[i] = reader.forType(json.constructType(types[i])).readValue(parser);
+				try {
+					arguments[read] = reader.forType(json.constructType(types[read])).readValue(parser);
+				}
+				catch (DatabindException ex) {
+					throw new PayloadMismatchException("argument " + (read + 1) + " of the payload does not bind to "
+							+ types[read].getTypeName() + " of " + method.toGenericString() + ": "
+							+ ex.getOriginalMessage() + "; payload " + abbreviate(payload), ex);
+				}
 			}
-			if (parser.nextToken() != JsonToken.END_ARRAY || parser.nextToken() != null) {
+			if (read == types.length && (parser.nextToken() != JsonToken.END_ARRAY || parser.nextToken() != null)) {
 				throw notAnArray(method, types.length, payload);
 			}
+			if (read < types.length && parser.nextToken() != null) {
+				throw notAnArray(method, types.length, payload);
+			}
+			for (int i = read; i < types.length; i++) {
+				if (classes[i].isPrimitive()) {
+					throw new PayloadMismatchException("the payload has " + read + " argument(s), and parameter "
+							+ (i + 1) + " (" + classes[i].getName() + ") of " + method.toGenericString()
+							+ " cannot be left out (a primitive); payload " + abbreviate(payload), null);
+				}
+				arguments[i] = (classes[i] == Optional.class) ? Optional.empty() : null;
+			}
+		}
+		catch (JacksonException ex) {
+			if (ex instanceof DatabindException) {
+				throw ex;
+			}
+			throw new PayloadMismatchException(
+					"the payload of " + method.toGenericString() + " is not JSON: " + abbreviate(payload), ex);
 		}
 		return arguments;
 	}
 
-	private static IllegalArgumentException notAnArray(Method method, int count, String payload) {
-		return new IllegalArgumentException(
-				"Payload of " + method + " is not a JSON array of " + count + " arguments: " + abbreviate(payload));
+	private static PayloadMismatchException notAnArray(Method method, int count, String payload) {
+		return new PayloadMismatchException("Payload of " + method + " is not a JSON array of " + count
+				+ " arguments (or fewer, the last ones left out): " + abbreviate(payload), null);
+	}
+
+	/**
+	 * A payload that does not fit its method (its signature changed, say): retrying
+	 * cannot help, so the task goes to the dead letters at once, with reason
+	 * {@value #REASON}.
+	 */
+	static final class PayloadMismatchException extends IllegalArgumentException {
+
+		static final String REASON = "payload-mismatch";
+
+		PayloadMismatchException(String message, @Nullable Throwable cause) {
+			super(REASON + ": " + message, cause);
+		}
+
 	}
 
 	private static String abbreviate(String text) {

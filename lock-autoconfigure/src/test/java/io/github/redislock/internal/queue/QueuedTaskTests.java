@@ -187,6 +187,30 @@ class QueuedTaskTests {
 		});
 	}
 
+	/**
+	 * A deploy changed the method: a payload written before it got its last parameter
+	 * runs (that parameter {@code null}); one that cannot fit (an argument more than the
+	 * method takes) goes to the dead letters at once, naming the reason and the method,
+	 * without pointless retries.
+	 */
+	@Test
+	void tasksWrittenForAnotherVersionOfTheMethodRunOrAreDeadLetteredAtOnce() {
+		this.runner.withPropertyValues("redislock.queue.max-attempts=3").run((context) -> {
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			// As an earlier version, keyed(id), wrote them.
+			queue.enqueue(queue("keyed"), "old", List.of("old"), null);
+			queue.enqueue(queue("keyed"), "newer", List.of("newer", "value", "an argument more"), null);
+			await().atMost(Duration.ofSeconds(20)).until(() -> runs().containsKey("old"));
+			DeadLetters dead = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20)).until(() -> !dead.list(queue("keyed"), 10).isEmpty());
+			DeadTask task = dead.list(queue("keyed"), 10).get(0);
+			assertThat(task.id()).isEqualTo("newer");
+			assertThat(task.attempts()).as("not retried").isEqualTo(1);
+			assertThat(task.error()).contains("payload-mismatch").contains("keyed(java.lang.String,java.lang.String)");
+			assertThat(runs()).doesNotContainKey("newer");
+		});
+	}
+
 	@Test
 	void argumentsWhoseTypeCarriesATypeIdRunWithTheirValuesDeclaredAsTheInterfaceOrTheClass() {
 		this.runner.run((context) -> {

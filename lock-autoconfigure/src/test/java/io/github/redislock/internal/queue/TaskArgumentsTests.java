@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -85,14 +86,43 @@ class TaskArgumentsTests {
 	}
 
 	@Test
-	void aPayloadThatIsNotAnArrayOfTheRightSizeIsRefused() throws Exception {
+	void aPayloadThatIsNotAnArrayOfTheRightSizeIsAMismatch() throws Exception {
 		Method method = method();
-		for (String payload : List.of("{\"a\":1}", "[\"o-1\",42,[],{}]", "[\"o-1\",42,[],{},null,7]",
-				"[\"o-1\",42,[],{},null] [1]", "\"o-1\"")) {
-			assertThatIllegalArgumentException().as(payload)
+		for (String payload : List.of("{\"a\":1}", "[\"o-1\",42,[],{},null,7]", "[\"o-1\",42,[],{},null] [1]",
+				"\"o-1\"")) {
+			assertThatExceptionOfType(TaskArguments.PayloadMismatchException.class).as(payload)
 				.isThrownBy(() -> TaskArguments.read(this.json, method, payload))
+				.withMessageStartingWith("payload-mismatch: ")
 				.withMessageContaining("is not a JSON array of 5 arguments");
 		}
+	}
+
+	/**
+	 * A payload written before the method got its last parameters (a rolling deploy):
+	 * those are left out, and read as {@code null} or an empty {@code Optional}.
+	 */
+	@Test
+	void trailingParametersThatAnOlderPayloadLacksAreNull() throws Exception {
+		assertThat(TaskArguments.read(this.json, method(), "[\"o-1\",42,[]]")).containsExactly("o-1", 42L, List.of(),
+				null, null);
+		Method later = getClass().getDeclaredMethod("later", String.class, java.util.Optional.class, String.class);
+		assertThat(TaskArguments.read(this.json, later, "[\"o-1\"]")).containsExactly("o-1", java.util.Optional.empty(),
+				null);
+	}
+
+	@SuppressWarnings("unused")
+	void later(String id, java.util.Optional<String> locale, String subject) {
+	}
+
+	@Test
+	void aPrimitiveParameterThatThePayloadLacksOrAnArgumentThatDoesNotBindIsAMismatch() throws Exception {
+		assertThatExceptionOfType(TaskArguments.PayloadMismatchException.class)
+			.isThrownBy(() -> TaskArguments.read(this.json, method(), "[\"o-1\"]"))
+			.withMessageContaining("parameter 2 (long)")
+			.withMessageContaining("handle(java.lang.String,long,");
+		assertThatExceptionOfType(TaskArguments.PayloadMismatchException.class)
+			.isThrownBy(() -> TaskArguments.read(this.json, method(), "[\"o-1\",\"not a number\",[],{},null]"))
+			.withMessageContaining("argument 2 of the payload does not bind to long");
 	}
 
 	@SuppressWarnings("unused")
