@@ -66,6 +66,11 @@ public final class QueuedTaskRegistrar implements BeanPostProcessor {
 		for (Method method : methods) {
 			QueuedTaskOperation operation = this.operations.get(method, targetClass);
 			if (operation != null) {
+				String unreadable = workers.unreadableParameters(operation.method());
+				if (unreadable != null) {
+					throw new InvalidLockDefinitionException(operation.description() + ": " + unreadable,
+							"Pass what the task needs to find or rebuild it (an id, a path, a URL, the values) instead");
+				}
 				workers.register(operation.queue(), beanName, AopUtils.getMostSpecificMethod(method, targetClass),
 						operation.settings());
 			}

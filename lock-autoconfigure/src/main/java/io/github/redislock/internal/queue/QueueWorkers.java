@@ -164,6 +164,16 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	}
 
 	/**
+	 * Return why a {@code @QueuedTask} method's parameters cannot carry a task's
+	 * arguments, or {@code null} when they can (see {@link TaskArguments#unreadable}).
+	 * @param method the method
+	 * @return the reason, naming the parameter, or {@code null}
+	 */
+	public @Nullable String unreadableParameters(Method method) {
+		return TaskArguments.unreadable(this.queue.json(), method);
+	}
+
+	/**
 	 * Return the handler of a queue, or {@code null} when this instance has none.
 	 */
 	@Nullable Handler handler(String queueName) {

@@ -3,6 +3,8 @@ package io.github.redislock.internal.queue;
 import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -12,7 +14,10 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
+import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -68,7 +73,107 @@ public final class TaskArguments {
 			}
 			generator.writeEndArray();
 		}
-		return text.toString();
+		String payload = text.toString();
+		checkReadsBack(json, method, description, parameterNames, payload);
+		return payload;
+	}
+
+	/**
+	 * Refuse arguments whose JSON does not read back as what was written (a property with
+	 * a getter and no way to set it, say): the task would run with other values than the
+	 * call had. Arguments of plain types (text, numbers, booleans, enums, dates as
+	 * Jackson writes them) always do, and are not read back.
+	 */
+	private static void checkReadsBack(JsonMapper json, Method method, String description, String[] parameterNames,
+			String payload) {
+		if (Arrays.stream(method.getParameterTypes()).allMatch(TaskArguments::plain)) {
+			return;
+		}
+		Type[] types = method.getGenericParameterTypes();
+		JsonNode written = json.readTree(payload);
+		@Nullable Object[] read;
+		try {
+			read = read(json, method, payload);
+		}
+		catch (PayloadMismatchException ex) {
+			throw new IllegalArgumentException(description + ": the arguments' JSON does not read back as the"
+					+ " parameters, so the call was not enqueued: " + ex.getMessage(), ex);
+		}
+		for (int i = 0; i < types.length; i++) {
+			JsonNode again = json.readTree(json.writerFor(json.constructType(types[i])).writeValueAsString(read[i]));
+			if (!written.get(i).equals(again)) {
+				throw new IllegalArgumentException(description + ": argument '" + parameterNames[i]
+						+ "' does not read back as it was written (" + abbreviate(written.get(i).toString())
+						+ " came back as " + abbreviate(again.toString())
+						+ "), so the call was not enqueued: give its type a way to set what it writes (a constructor"
+						+ " or setters), or pass what the task needs instead");
+			}
+		}
+	}
+
+	private static boolean plain(Class<?> type) {
+		return type.isPrimitive() || type.isEnum() || type == String.class || Number.class.isAssignableFrom(type)
+				|| type == Boolean.class || type == Character.class || type == java.util.UUID.class
+				|| java.time.temporal.TemporalAccessor.class.isAssignableFrom(type) || type == java.time.Duration.class;
+	}
+
+	/**
+	 * Types that are never a task's argument: resources and handles that exist only in
+	 * this process (streams, channels, connections, threads), and classes, which a
+	 * payload must never name.
+	 */
+	private static final List<Class<?>> NEVER = List.of(AutoCloseable.class, Thread.class, ThreadGroup.class,
+			Class.class, ClassLoader.class, java.util.concurrent.Future.class, java.util.concurrent.Executor.class);
+
+	/** JSON texts of every shape, to find out whether a type can be read at all. */
+	private static final List<String> PROBES = List.of("{}", "[]", "\"x\"", "0", "true");
+
+	/**
+	 * Return why a {@code @QueuedTask} method's parameters cannot carry a task's
+	 * arguments (written as JSON here, read back in another process later), or
+	 * {@code null} when they can: a parameter of a type that is a resource or a handle
+	 * ({@link AutoCloseable} streams and connections, threads, futures, executors) or a
+	 * {@link Class}, or one that JSON cannot be read back as at all (an interface or an
+	 * abstract class with no way to choose its implementation).
+	 */
+	public static @Nullable String unreadable(JsonMapper json, Method method) {
+		Type[] types = method.getGenericParameterTypes();
+		Class<?>[] classes = method.getParameterTypes();
+		java.lang.reflect.Parameter[] parameters = method.getParameters();
+		for (int i = 0; i < types.length; i++) {
+			String parameter = "parameter '" + parameters[i].getName() + "' (" + types[i].getTypeName() + ")";
+			for (Class<?> never : NEVER) {
+				if (never.isAssignableFrom(classes[i])) {
+					return parameter + " is a " + never.getSimpleName()
+							+ ": it exists only in this process and cannot be written down as JSON for another to"
+							+ " read back";
+				}
+			}
+			String reason = unreadableType(json, json.constructType(types[i]));
+			if (reason != null) {
+				return parameter + " cannot be read back from JSON: " + reason;
+			}
+		}
+		return null;
+	}
+
+	private static @Nullable String unreadableType(JsonMapper json, JavaType type) {
+		ObjectReader reader = json.readerFor(type);
+		String reason = null;
+		for (String probe : PROBES) {
+			try {
+				reader.readValue(probe);
+				return null;
+			}
+			catch (InvalidDefinitionException ex) {
+				reason = ex.getOriginalMessage();
+			}
+			catch (JacksonException ex) {
+				// Readable, from other JSON.
+				return null;
+			}
+		}
+		return reason;
 	}
 
 	/**

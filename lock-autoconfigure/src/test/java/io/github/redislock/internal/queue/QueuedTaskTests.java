@@ -578,6 +578,103 @@ class QueuedTaskTests {
 				.hasStackTraceContaining("delay 'soon' is not a duration"));
 	}
 
+	/**
+	 * Parameters that cannot carry a task's arguments to another process stop the start,
+	 * naming the method and the parameter.
+	 */
+	@Test
+	void parametersThatCannotBeWrittenDownAndReadBackStopTheStart() {
+		this.runner.withBean(StreamTask.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("@QueuedTask on QueuedTaskTests.StreamTask.upload(String, InputStream)")
+				.hasStackTraceContaining("parameter 'content' (java.io.InputStream) is a AutoCloseable"));
+		this.runner.withBean(ClassTask.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("parameter 'type' (java.lang.Class<?>) is a Class"));
+		this.runner.withBean(InterfaceTask.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining(
+						"parameter 'shape' (" + Shape.class.getName() + ") cannot be read back from JSON"));
+	}
+
+	/**
+	 * An argument whose JSON reads back as something else (a property with a getter and
+	 * no setter) is refused at the call: nothing is enqueued.
+	 */
+	@Test
+	void anArgumentThatDoesNotReadBackAsWrittenFailsTheCallAndWritesNothing() {
+		this.runner.withPropertyValues("redislock.queue.workers=0").run((context) -> {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> context.getBean(Tasks.class).lossy("l1", new Lossy("kept", "dropped")))
+				.withMessageContaining("argument 'value'")
+				.withMessageContaining("does not read back as it was written");
+			assertThat(queueKeys()).isEmpty();
+		});
+	}
+
+	static class StreamTask {
+
+		@QueuedTask
+		public void upload(String name, java.io.InputStream content) {
+		}
+
+	}
+
+	static class ClassTask {
+
+		@QueuedTask
+		public void load(Class<?> type) {
+		}
+
+	}
+
+	interface Shape {
+
+		double area();
+
+	}
+
+	static class InterfaceTask {
+
+		@QueuedTask
+		public void draw(Shape shape) {
+		}
+
+	}
+
+	/** Writes a property that reading it back cannot set. */
+	static final class Lossy {
+
+		private String kept;
+
+		private final String computed;
+
+		Lossy(String kept, String computed) {
+			this.kept = kept;
+			this.computed = computed;
+		}
+
+		Lossy() {
+			this(null, null);
+		}
+
+		public String getKept() {
+			return this.kept;
+		}
+
+		public void setKept(String kept) {
+			this.kept = kept;
+		}
+
+		public String getComputed() {
+			return this.computed;
+		}
+
+	}
+
 	@Test
 	void disabledStarterRunsTheMethodInTheCaller() {
 		this.runner.withPropertyValues("redislock.enabled=false").run((context) -> {
@@ -651,6 +748,11 @@ class QueuedTaskTests {
 
 		@QueuedTask(queue = "${test.queue}.later", id = "#id", delay = "${test.delay}")
 		public void recordLater(String id) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.lossy", id = "#id")
+		public void lossy(String id, Lossy value) {
 			ran(currentQueue(), id);
 		}
 
