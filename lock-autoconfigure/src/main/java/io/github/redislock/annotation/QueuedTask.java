@@ -112,4 +112,17 @@ public @interface QueuedTask {
 	 */
 	String workers() default "";
 
+	/**
+	 * A window after a task of an id ran (a duration such as {@code "1h"}, {@code ${...}}
+	 * resolved): while a task of the id runs, and until this long after it started and
+	 * after it succeeded, a call with the same id is not enqueued (it returns normally).
+	 * The window's mark expires by itself; a task that ends in the dead letters leaves
+	 * none. This is at-least-once delivery plus a window, not exactly-once: a run that is
+	 * cut off and run again still runs twice. Empty: no window (an id is deduplicated
+	 * only while a task of it waits).
+	 * @return the dedup window
+	 * @since 0.1.0
+	 */
+	String dedupFor() default "";
+
 }

@@ -32,6 +32,22 @@ public interface TaskQueue {
 	boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay);
 
 	/**
+	 * Enqueue a task unless one with the same id is waiting, running, or ran within
+	 * {@code dedupFor}: a task enqueued here marks its id for {@code dedupFor} when it
+	 * starts and again when it succeeds (a task that ends in the dead letters leaves no
+	 * mark). At-least-once delivery plus a window, not exactly-once.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the payload, stored as JSON
+	 * @param delay how long from now until the task is due; {@code null} or zero: now
+	 * @param dedupFor the window (zero: none, as
+	 * {@link #enqueue(String, String, Object, Duration)})
+	 * @return {@code true} when enqueued, {@code false} when a task with this id was
+	 * waiting, runs, or ran within the window
+	 */
+	boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay, Duration dedupFor);
+
+	/**
 	 * Enqueue a task, replacing the payload and due time of a waiting task with the same
 	 * id.
 	 * @param queue the queue name

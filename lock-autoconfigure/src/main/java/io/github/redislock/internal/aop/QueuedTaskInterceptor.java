@@ -65,7 +65,8 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 		Duration delay = operation.delay(arguments);
 		Instant runAt = operation.runAt(arguments);
 		Runnable enqueue = () -> this.queue.obtain()
-			.enqueueCall(operation.queue(), id, payload, delay, runAt, operation.onDuplicate() == OnDuplicate.REPLACE);
+			.enqueueCall(operation.queue(), id, payload, delay, runAt, operation.onDuplicate() == OnDuplicate.REPLACE,
+					operation.dedupFor());
 		if (TRANSACTIONS_PRESENT && TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 

@@ -23,10 +23,12 @@ import org.jspecify.annotations.Nullable;
  * @param parameterNames the method's parameter names, for messages
  * @param method the method, whose declared parameter types the arguments are written and
  * read as
+ * @param dedupFor the window after a task of an id ran in which the id is not enqueued
+ * again (zero: none)
  */
 record QueuedTaskOperation(String description, String queue, @Nullable LockKeyExpressions id, Duration delay,
 		@Nullable LockKeyExpressions delayExpression, @Nullable LockKeyExpressions runAt, OnDuplicate onDuplicate,
-		TaskSettings settings, String[] parameterNames, Method method) {
+		TaskSettings settings, String[] parameterNames, Method method, Duration dedupFor) {
 
 	/**
 	 * Return how long after now one call's task is due.

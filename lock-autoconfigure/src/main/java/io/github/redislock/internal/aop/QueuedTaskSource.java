@@ -85,9 +85,11 @@ public final class QueuedTaskSource {
 			throw new InvalidLockDefinitionException(description + ": both delay '" + annotation.delay()
 					+ "' and runAt '" + annotation.runAt() + "' say when the task is due", "Keep one of them");
 		}
+		Duration dedupFor = DurationAttributes.parse(this.placeholders, description, "dedupFor", annotation.dedupFor(),
+				true);
 		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
 				runAt, annotation.onDuplicate(), settings(annotation, description),
-				LockKeyExpressions.parameterNames(method), method);
+				LockKeyExpressions.parameterNames(method), method, (dedupFor != null) ? dedupFor : Duration.ZERO);
 	}
 
 	private TaskSettings settings(QueuedTask annotation, String description) {

@@ -34,6 +34,11 @@ import org.springframework.util.Assert;
  * attempts;</li>
  * <li>{@code P:queue:{Q}:dead-payloads} — hash: dead task id → its payload;</li>
  * <li>{@code P:queue:{Q}:paused} — present while the queue is paused;</li>
+ * <li>{@code P:queue:{Q}:idle} — present while a worker waits for a wake-up: the latest
+ * time (epoch ms) at which such a worker looks again by itself;</li>
+ * <li>{@code P:queue:{Q}:dedup} — sorted set: task id → until when (epoch ms) a task of
+ * it enqueued with a dedup window keeps it from being enqueued again; expires with its
+ * last mark;</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>
@@ -73,7 +78,7 @@ final class QueueKeys {
 		String base = this.prefix + ":queue:" + HashTags.of(queue);
 		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
 				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads",
-				base + ":paused", base + ":idle");
+				base + ":paused", base + ":idle", base + ":dedup");
 	}
 
 	/**

@@ -134,12 +134,20 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	@Override
 	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
-		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, false);
+		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, false, Duration.ZERO);
+	}
+
+	@Override
+	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay,
+			Duration dedupFor) {
+		Assert.notNull(dedupFor, "'dedupFor' must not be null");
+		Assert.isTrue(!dedupFor.isNegative(), "'dedupFor' must not be negative");
+		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, false, dedupFor);
 	}
 
 	@Override
 	public void enqueueOrReplace(String queue, String id, @Nullable Object payload, @Nullable Duration delay) {
-		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, true);
+		enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, true, Duration.ZERO);
 	}
 
 	/**
@@ -152,7 +160,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * @return whether enqueued (or replaced)
 	 */
 	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
-		return enqueueJson(queue, id, payload, delay, null, replace);
+		return enqueueJson(queue, id, payload, delay, null, replace, Duration.ZERO);
 	}
 
 	/**
@@ -169,18 +177,38 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 */
 	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
 			@Nullable Instant runAt, boolean replace) {
-		return enqueueJson(queue, id, payload, delay, runAt, replace);
+		return enqueueJson(queue, id, payload, delay, runAt, replace, Duration.ZERO);
+	}
+
+	/**
+	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON,
+	 * with a dedup window (see
+	 * {@link #enqueue(String, String, Object, Duration, Duration)}).
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @param payload the arguments, as a JSON array
+	 * @param delay how long from now until the task is due, when {@code runAt} is
+	 * {@code null}
+	 * @param runAt when the task is due, or {@code null}
+	 * @param replace whether to replace a waiting task with the same id
+	 * @param dedupFor the dedup window (zero: none)
+	 * @return whether enqueued (or replaced)
+	 */
+	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
+			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
+		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor);
 	}
 
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay,
-			@Nullable Instant runAt, boolean replace) {
+			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";
+		String window = Long.toString(Math.max(0, dedupFor.toMillis()));
 		Long result;
 		if (this.observations.isNoop()) {
 			result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis), replace ? "1" : "0",
-					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at);
+					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at, window);
 		}
 		else {
 			// Tracing writes the trace into the enqueue's carrier, stored with the task.
@@ -190,7 +218,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 				Map<String, String> headers = ((TaskObservations.EnqueueContext) observation.getContext()).getCarrier();
 				result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
 						replace ? "1" : "0", this.keys.channel(), queue,
-						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at);
+						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at, window);
 			}
 			catch (RuntimeException ex) {
 				observation.error(ex);

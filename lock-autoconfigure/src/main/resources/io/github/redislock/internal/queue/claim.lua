@@ -37,6 +37,9 @@ for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMI
     if attempts >= max_attempts then
       local info = cjson.encode({ attempts = attempts, error = 'Its worker never reported back after ' .. attempts
         .. ' attempt(s) (killed, halted, or cut off from Redis longer than the visibility timeout)' })
+      if redis.call('HGET', TASKS, handle .. ':dedup') then
+        redis.call('ZREM', DEDUP, id)
+      end
       bury(id, handle, info, max_dead, max_dead_age)
       table.insert(buried, id)
     else
@@ -76,6 +79,7 @@ while taken < max and skipped < 1000 do
       redis.call('HSET', RUNNING, id, handle)
       redis.call('HSET', CLAIMS, handle, token)
       local attempt = redis.call('HINCRBY', TASKS, handle .. ':attempts', 1)
+      mark_dedup(id, handle)
       for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token, attempt,
           redis.call('HGET', TASKS, handle .. ':context') or '' }) do
         table.insert(claimed, value)

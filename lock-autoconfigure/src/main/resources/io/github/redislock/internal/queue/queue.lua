@@ -4,8 +4,11 @@
 -- nothing but the id.
 -- IDLE is present while some worker found nothing to claim and waits for a wake-up; its value
 -- is the latest time (epoch ms) at which such a worker looks again by itself.
-local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12]
+-- DEDUP: id -> until when (epoch ms) a task of it enqueued with a dedup window keeps the id
+-- from being enqueued again.
+local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE, DEDUP =
+  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
+  KEYS[13]
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
@@ -71,7 +74,28 @@ end
 
 -- Delete a task's own fields: nothing of another task is touched.
 local function forget(handle)
-  redis.call('HDEL', TASKS, handle .. ':id', handle .. ':payload', handle .. ':attempts', handle .. ':context')
+  redis.call('HDEL', TASKS, handle .. ':id', handle .. ':payload', handle .. ':attempts', handle .. ':context',
+    handle .. ':dedup')
+end
+
+-- A task with a dedup window (handle:dedup, ms) marks its id until that long from now (when
+-- it starts, and again when it succeeds). Marks that passed go; the key expires with the
+-- last one.
+local function mark_dedup(id, handle)
+  local window = tonumber(redis.call('HGET', TASKS, handle .. ':dedup') or '0')
+  if window > 0 then
+    redis.call('ZADD', DEDUP, now + window, id)
+    if redis.call('PTTL', DEDUP) < window then
+      redis.call('PEXPIRE', DEDUP, window)
+    end
+  end
+end
+
+-- Whether an id is kept from being enqueued by a dedup window: it runs, or its mark is
+-- still on.
+local function deduplicated(id)
+  redis.call('ZREMRANGEBYSCORE', DEDUP, '-inf', now)
+  return redis.call('HEXISTS', RUNNING, id) == 1 or redis.call('ZSCORE', DEDUP, id) ~= false
 end
 
 -- The handle counter goes when no task waits or runs.

@@ -25,6 +25,8 @@ for i = 7, #ARGV, 2 do
         wake = true
       end
       if action == 'ack' then
+        -- Succeeded: its dedup window counts from now too.
+        mark_dedup(id, handle)
         forget(handle)
       elseif action == 'retry' then
         add_waiting(id, handle, now + tonumber(ARGV[2]))
@@ -35,6 +37,10 @@ for i = 7, #ARGV, 2 do
         add_waiting(id, handle, now)
         wake = true
       elseif action == 'dead' then
+        -- Failed for good: it keeps no one from trying again.
+        if redis.call('HGET', TASKS, handle .. ':dedup') then
+          redis.call('ZREM', DEDUP, id)
+        end
         bury(id, handle, ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
       end
     end

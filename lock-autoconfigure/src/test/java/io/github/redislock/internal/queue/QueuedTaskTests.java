@@ -211,6 +211,41 @@ class QueuedTaskTests {
 		});
 	}
 
+	/**
+	 * The same e-mail id sent four times at different moments, with a dedup window: it
+	 * runs once; a bad window stops the start.
+	 */
+	@Test
+	void anIdSentAgainWithinItsDedupWindowRunsOnce() {
+		this.runner.run((context) -> {
+			Tasks tasks = context.getBean(Tasks.class);
+			tasks.mail("m-1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("m-1"));
+			RedisTaskQueue queue = context.getBean(RedisTaskQueue.class);
+			for (int i = 0; i < 3; i++) {
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> queue.depths(queue("mail")).inflight() == 0 && queue.size(queue("mail")) == 0);
+				tasks.mail("m-1");
+			}
+			tasks.mail("m-2");
+			await().atMost(Duration.ofSeconds(10)).until(() -> runs().containsKey("m-2"));
+			assertThat(runs().get("m-1")).as("runs of the id sent four times").hasValue(1);
+			assertThat(queue.size(queue("mail"))).isZero();
+		});
+		this.runner.withBean(BadDedup.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("dedupFor 'a while' is not a duration"));
+	}
+
+	static class BadDedup {
+
+		@QueuedTask(id = "#name", dedupFor = "a while")
+		public void call(String name) {
+		}
+
+	}
+
 	@Test
 	void argumentsWhoseTypeCarriesATypeIdRunWithTheirValuesDeclaredAsTheInterfaceOrTheClass() {
 		this.runner.run((context) -> {
@@ -748,6 +783,11 @@ class QueuedTaskTests {
 
 		@QueuedTask(queue = "${test.queue}.later", id = "#id", delay = "${test.delay}")
 		public void recordLater(String id) {
+			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.mail", id = "#id", dedupFor = "1h")
+		public void mail(String id) {
 			ran(currentQueue(), id);
 		}
 

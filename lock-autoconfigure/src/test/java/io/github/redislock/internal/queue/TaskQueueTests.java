@@ -97,6 +97,30 @@ class TaskQueueTests {
 		}
 	}
 
+	/**
+	 * With a dedup window, an id that runs, or ran within the window, is not enqueued
+	 * again (the enqueue says so); once the window has passed it is; without a window an
+	 * id is deduplicated only while it waits.
+	 */
+	@Test
+	void anIdThatRanWithinItsDedupWindowIsNotEnqueuedAgain() {
+		Duration window = Duration.ofMillis(800);
+		assertThat(this.tasks.enqueue(this.queue, "mail-1", "x", null, window)).isTrue();
+		List<RedisTaskQueue.ClaimedTask> running = this.tasks.claim(this.queue, 10, "worker", SETTINGS).tasks();
+		assertThat(running).extracting(RedisTaskQueue.ClaimedTask::id).containsExactly("mail-1");
+		assertThat(this.tasks.enqueue(this.queue, "mail-1", "x", null, window)).as("while it runs").isFalse();
+		assertThat(this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), running)).containsExactly(true);
+		long ran = System.nanoTime();
+		assertThat(this.tasks.enqueue(this.queue, "mail-1", "x", null, window)).as("right after it ran").isFalse();
+		assertThat(this.tasks.size(this.queue)).isZero();
+		// Without a window: deduplicated only while waiting.
+		assertThat(this.tasks.enqueue(this.queue, "mail-1", "x", null)).isTrue();
+		assertThat(this.tasks.cancel(this.queue, "mail-1")).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.tasks.enqueue(this.queue, "mail-1", "x", null, window));
+		assertThat(Duration.ofNanos(System.nanoTime() - ran)).as("not before the window passed")
+			.isGreaterThanOrEqualTo(window.minusMillis(50));
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
