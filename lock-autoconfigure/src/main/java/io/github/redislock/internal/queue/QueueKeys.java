@@ -39,6 +39,9 @@ import org.springframework.util.Assert;
  * <li>{@code P:queue:{Q}:dedup} — sorted set: task id → until when (epoch ms) a task of
  * it enqueued with a dedup window keeps it from being enqueued again; expires with its
  * last mark;</li>
+ * <li>{@code P:queue:{Q}:settled} — sorted set: {@code handle token} of the settles of
+ * the last minute (at most 10,000) → when, so that a settle sent again answers as its
+ * first run did; expires a minute after the last settle;</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>
@@ -78,7 +81,7 @@ final class QueueKeys {
 		String base = this.prefix + ":queue:" + HashTags.of(queue);
 		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
 				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads",
-				base + ":paused", base + ":idle", base + ":dedup");
+				base + ":paused", base + ":idle", base + ":dedup", base + ":settled");
 	}
 
 	/**

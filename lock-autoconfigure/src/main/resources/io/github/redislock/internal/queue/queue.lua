@@ -6,9 +6,11 @@
 -- is the latest time (epoch ms) at which such a worker looks again by itself.
 -- DEDUP: id -> until when (epoch ms) a task of it enqueued with a dedup window keeps the id
 -- from being enqueued again.
-local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE, DEDUP =
-  KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11], KEYS[12],
-  KEYS[13]
+-- SETTLED: 'handle token' -> when (ms) of the settles of the last minute (at most 10,000),
+-- so that a settle the client sends again answers as its first run did.
+local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE, DEDUP,
+  SETTLED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11],
+  KEYS[12], KEYS[13], KEYS[14]
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])

@@ -6,18 +6,30 @@
 -- dead age ms, ARGV[5] notification channel, ARGV[6] queue name; then ARGV[7..] pairs of
 -- handle, token.
 -- Returns a list: 1 where settled, 0 where the claim no longer matched.
+-- A settle that runs again (the client sent it again after its answer was lost in a
+-- reconnect) answers 1 again and changes nothing: every settle of the last minute (at most
+-- the last 10,000) is remembered by handle and token. (A renewal that runs again renews
+-- again, which is harmless.)
 local action = ARGV[1]
 local result = {}
 local wake = false
+local settled = 0
 for i = 7, #ARGV, 2 do
   local handle = ARGV[i]
-  if redis.call('HGET', CLAIMS, handle) ~= ARGV[i + 1] then
-    table.insert(result, 0)
+  local token = ARGV[i + 1]
+  if redis.call('HGET', CLAIMS, handle) ~= token then
+    if action ~= 'extend' and redis.call('ZSCORE', SETTLED, handle .. ' ' .. token) then
+      table.insert(result, 1)
+    else
+      table.insert(result, 0)
+    end
   else
     table.insert(result, 1)
     if action == 'extend' then
       redis.call('ZADD', INFLIGHT, 'XX', now + tonumber(ARGV[2]), handle)
     else
+      redis.call('ZADD', SETTLED, now, handle .. ' ' .. token)
+      settled = settled + 1
       local id = task_id(handle)
       end_run(id, handle)
       if redis.call('HEXISTS', WAITING, id) == 1 then
@@ -45,6 +57,14 @@ for i = 7, #ARGV, 2 do
       end
     end
   end
+end
+if settled > 0 then
+  redis.call('ZREMRANGEBYSCORE', SETTLED, '-inf', now - 60000)
+  local excess = redis.call('ZCARD', SETTLED) - 10000
+  if excess > 0 then
+    redis.call('ZREMRANGEBYRANK', SETTLED, 0, excess - 1)
+  end
+  redis.call('PEXPIRE', SETTLED, 60000)
 end
 tidy()
 if wake then

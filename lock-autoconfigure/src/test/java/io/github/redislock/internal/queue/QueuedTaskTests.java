@@ -90,11 +90,12 @@ class QueuedTaskTests {
 
 	/**
 	 * The keys of this test's queues that hold tasks or their traces: all but the mark
-	 * that a worker idles ({@code :idle}, which expires once no worker looks).
+	 * that a worker idles ({@code :idle}, which expires once no worker looks) and the
+	 * recent settles ({@code :settled}, which expire a minute after the last one).
 	 */
 	private Set<String> queueKeys() {
 		Set<String> keys = new java.util.TreeSet<>(raw().keys("redislock:queue:{" + this.queue + ".*"));
-		keys.removeIf((key) -> key.endsWith(":idle"));
+		keys.removeIf((key) -> key.endsWith(":idle") || key.endsWith(":settled"));
 		return keys;
 	}
 

@@ -121,6 +121,47 @@ class TaskQueueTests {
 			.isGreaterThanOrEqualTo(window.minusMillis(50));
 	}
 
+	/**
+	 * A settle that runs twice (Lettuce sends a command again when its answer was lost in
+	 * a reconnect) answers as its first run did, and does its work once; a settle of a
+	 * claim that was really lost still answers that.
+	 */
+	@Test
+	void aSettleThatRunsTwiceAnswersAsItsFirstRunDid() {
+		for (String id : List.of("acked", "retried", "dead", "released")) {
+			this.tasks.enqueue(this.queue, id, id, null);
+		}
+		Map<String, RedisTaskQueue.ClaimedTask> claimed = new java.util.HashMap<>();
+		this.tasks.claim(this.queue, 10, "worker", SETTINGS).tasks().forEach((task) -> claimed.put(task.id(), task));
+		assertThat(claimed).hasSize(4);
+		Map<String, String> actions = Map.of("acked", "ack", "retried", "retry", "dead", "dead", "released", "release");
+		for (Map.Entry<String, String> entry : actions.entrySet()) {
+			String argument = switch (entry.getValue()) {
+				case "retry" -> "60000";
+				case "dead" -> "{\"error\":\"e\",\"attempts\":1}";
+				default -> "";
+			};
+			for (int run = 1; run <= 2; run++) {
+				assertThat(this.tasks.settle(this.queue, entry.getValue(), argument, 100, Duration.ofDays(1),
+						List.of(claimed.get(entry.getKey()))))
+					.as("%s, run %d", entry.getValue(), run)
+					.containsExactly(true);
+			}
+		}
+		assertThat(this.tasks.list(this.queue, 10)).extracting(io.github.redislock.queue.DeadTask::id)
+			.containsExactly("dead");
+		assertThat(this.tasks.size(this.queue)).as("retried and released wait again, once each").isEqualTo(2);
+		// Released: due now, its attempt given back once.
+		RedisTaskQueue.ClaimedTask again = this.tasks.claim(this.queue, 10, "worker", SETTINGS).tasks().get(0);
+		assertThat(again.id()).isEqualTo("released");
+		assertThat(again.attempt()).isEqualTo(1);
+		// A claim that was lost (another token) is still told so.
+		RedisTaskQueue.ClaimedTask stale = new RedisTaskQueue.ClaimedTask(again.queue(), again.id(), again.handle(),
+				again.payload(), again.token() + "-other", again.attempt(), again.callerContext());
+		assertThat(this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), List.of(stale)))
+			.containsExactly(false);
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
