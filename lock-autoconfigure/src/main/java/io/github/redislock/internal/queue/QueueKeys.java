@@ -42,6 +42,8 @@ import org.springframework.util.Assert;
  * <li>{@code P:queue:{Q}:settled} — sorted set: {@code handle token} of the settles of
  * the last minute (at most 10,000) → when, so that a settle sent again answers as its
  * first run did; expires a minute after the last settle;</li>
+ * <li>{@code P:queue:{Q}:parked} — sorted set: handle of a due waiting task whose id runs
+ * → due time, set aside until that run ends (so that claims need not page past it);</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>
@@ -81,7 +83,7 @@ final class QueueKeys {
 		String base = this.prefix + ":queue:" + HashTags.of(queue);
 		return List.of(base + ":ready", base + ":waiting", base + ":tasks", base + ":inflight", base + ":running",
 				base + ":claims", base + ":seq", base + ":dead", base + ":dead-info", base + ":dead-payloads",
-				base + ":paused", base + ":idle", base + ":dedup", base + ":settled");
+				base + ":paused", base + ":idle", base + ":dedup", base + ":settled", base + ":parked");
 	}
 
 	/**

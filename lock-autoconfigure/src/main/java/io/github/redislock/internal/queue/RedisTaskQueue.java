@@ -269,8 +269,9 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	@Override
 	public long size(String queue) {
-		Long size = this.redis.opsForZSet().zCard(this.keys.all(queue).get(0));
-		return (size != null) ? size : 0;
+		// Ready and parked, counted in one script.
+		QueueDepths depths = depths(queue);
+		return depths.ready() + depths.delayed();
 	}
 
 	@Override

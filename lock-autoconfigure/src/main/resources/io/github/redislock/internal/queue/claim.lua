@@ -52,6 +52,17 @@ for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMI
 end
 trim_dead(max_dead, max_dead_age)
 
+-- Parked tasks whose id no longer runs are ready again (a run settled by an instance with
+-- scripts from before parking, say): a few, oldest first, every claim.
+for _, handle in ipairs(redis.call('ZRANGE', PARKED, 0, 9)) do
+  local id = task_id(handle)
+  if not id then
+    redis.call('ZREM', PARKED, handle)
+  elseif redis.call('HEXISTS', RUNNING, id) == 0 then
+    unpark(id)
+  end
+end
+
 -- A paused queue gives out nothing (its expired claims still come back above).
 local max = tonumber(ARGV[1])
 if redis.call('EXISTS', PAUSED) == 1 then
@@ -70,7 +81,12 @@ while taken < max and skipped < 1000 do
     local id = task_id(handle)
     if not id then
       redis.call('ZREM', READY, handle)
-    elseif running_here[id] or redis.call('HEXISTS', RUNNING, id) == 1 then
+    elseif redis.call('HEXISTS', RUNNING, id) == 1 then
+      -- It waits for its id's run: parked, out of the way of the due tasks after it, until
+      -- that run ends.
+      redis.call('ZADD', PARKED, redis.call('ZSCORE', READY, handle), handle)
+      redis.call('ZREM', READY, handle)
+    elseif running_here[id] then
       skipped = skipped + 1
     else
       local token = ARGV[3] .. ':' .. string.format('%.0f', now_us)

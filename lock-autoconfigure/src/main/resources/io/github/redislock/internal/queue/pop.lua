@@ -2,7 +2,7 @@
 -- only look at them. Atomic: no task is returned to two callers. Only the tasks taken are
 -- touched: a running or dead task of the same id keeps everything it has.
 -- Returns a flat list: id, due ms, payload, id, due ms, payload, ...
-local due = redis.call('ZRANGEBYSCORE', READY, '-inf', now, 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[1]))
+local due = due_waiting(tonumber(ARGV[1]))
 local result = {}
 for i = 1, #due, 2 do
   local handle = due[i]

@@ -8,9 +8,12 @@
 -- from being enqueued again.
 -- SETTLED: 'handle token' -> when (ms) of the settles of the last minute (at most 10,000),
 -- so that a settle the client sends again answers as its first run did.
+-- PARKED: handle -> due ms of the due tasks whose id runs: set aside by a claim, so that the
+-- claims that follow do not page past them, and back in READY when that run ends. They are
+-- waiting tasks like the others (size, top, pop, dequeue, find see them).
 local READY, WAITING, TASKS, INFLIGHT, RUNNING, CLAIMS, SEQ, DEAD, DEAD_INFO, DEAD_PAYLOADS, PAUSED, IDLE, DEDUP,
-  SETTLED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11],
-  KEYS[12], KEYS[13], KEYS[14]
+  SETTLED, PARKED = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10],
+  KEYS[11], KEYS[12], KEYS[13], KEYS[14], KEYS[15]
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local now_us = tonumber(time[1]) * 1000000 + tonumber(time[2])
@@ -46,6 +49,7 @@ end
 
 local function remove_waiting(id, handle)
   redis.call('ZREM', READY, handle)
+  redis.call('ZREM', PARKED, handle)
   local kept = {}
   for _, other in ipairs(waiting_handles(id)) do
     if other ~= handle then
@@ -102,18 +106,56 @@ end
 
 -- The handle counter goes when no task waits or runs.
 local function tidy()
-  if redis.call('ZCARD', READY) == 0 and redis.call('ZCARD', INFLIGHT) == 0 then
+  if redis.call('ZCARD', READY) == 0 and redis.call('ZCARD', INFLIGHT) == 0 and redis.call('ZCARD', PARKED) == 0 then
     redis.call('DEL', SEQ)
   end
 end
 
--- A claimed task stops running: its claim and its mark on the id go.
+-- The due time of a waiting task (ready or parked), or false.
+local function waiting_score(handle)
+  return redis.call('ZSCORE', READY, handle) or redis.call('ZSCORE', PARKED, handle)
+end
+
+-- The waiting tasks of an id that were parked behind its run are ready again.
+local function unpark(id)
+  for _, waiting in ipairs(waiting_handles(id)) do
+    local due = redis.call('ZSCORE', PARKED, waiting)
+    if due then
+      redis.call('ZREM', PARKED, waiting)
+      redis.call('ZADD', READY, due, waiting)
+    end
+  end
+end
+
+-- A claimed task stops running: its claim and its mark on the id go, and the tasks of the
+-- id parked behind it are ready again.
 local function end_run(id, handle)
   redis.call('ZREM', INFLIGHT, handle)
   redis.call('HDEL', CLAIMS, handle)
   if redis.call('HGET', RUNNING, id) == handle then
     redis.call('HDEL', RUNNING, id)
+    unpark(id)
   end
+end
+
+-- Up to n due waiting tasks, ready or parked, earliest first: a flat list of handle, due.
+local function due_waiting(n)
+  local ready = redis.call('ZRANGEBYSCORE', READY, '-inf', now, 'WITHSCORES', 'LIMIT', 0, n)
+  local parked = redis.call('ZRANGEBYSCORE', PARKED, '-inf', '+inf', 'WITHSCORES', 'LIMIT', 0, n)
+  local result = {}
+  local r, p = 1, 1
+  while #result < 2 * n and (r <= #ready or p <= #parked) do
+    if p > #parked or (r <= #ready and tonumber(ready[r + 1]) <= tonumber(parked[p + 1])) then
+      table.insert(result, ready[r])
+      table.insert(result, ready[r + 1])
+      r = r + 2
+    else
+      table.insert(result, parked[p])
+      table.insert(result, parked[p + 1])
+      p = p + 2
+    end
+  end
+  return result
 end
 
 -- Dead letters: DEAD id -> died at (server clock, microseconds, so deaths keep their

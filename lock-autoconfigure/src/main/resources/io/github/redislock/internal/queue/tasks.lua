@@ -14,7 +14,7 @@ if action == 'find' then
   local result = {}
   local handle = waiting_handles(ARGV[2])[1]
   if handle then
-    entry(result, handle, redis.call('ZSCORE', READY, handle))
+    entry(result, handle, waiting_score(handle))
   end
   return result
 end

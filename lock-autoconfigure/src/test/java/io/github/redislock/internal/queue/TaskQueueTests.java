@@ -162,6 +162,36 @@ class TaskQueueTests {
 			.containsExactly(false);
 	}
 
+	/**
+	 * More than a claim's skip cap of due tasks wait behind ids that run: a due task of
+	 * an idle id behind them is still given out, and a waiting task of an id whose run
+	 * ends is due again at once. They stay waiting tasks for size, top and pop.
+	 */
+	@Test
+	void dueTasksWaitingForRunningIdsDoNotHideTheTasksBehindThem() {
+		int blocked = 1100;
+		for (int i = 0; i < blocked; i++) {
+			this.tasks.enqueue(this.queue, "r" + i, "first", null);
+		}
+		List<RedisTaskQueue.ClaimedTask> first = this.tasks.claim(this.queue, blocked, "worker", SETTINGS).tasks();
+		assertThat(first).hasSize(blocked);
+		// A second task of each running id: due, but it waits for its id's run.
+		for (int i = 0; i < blocked; i++) {
+			this.tasks.enqueue(this.queue, "r" + i, "second", null);
+		}
+		this.tasks.enqueue(this.queue, "free", "x", null);
+		assertThat(claim()).containsExactly("free");
+		assertThat(claim()).isEmpty();
+		assertThat(this.tasks.size(this.queue)).isEqualTo(blocked);
+		assertThat(this.tasks.top(this.queue, 2)).extracting(TaskEntry::id).containsExactly("r0", "r1");
+		RedisTaskQueue.ClaimedTask last = first.get(blocked - 1);
+		assertThat(this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), List.of(last)))
+			.containsExactly(true);
+		assertThat(claim()).containsExactly(last.id());
+		assertThat(this.tasks.size(this.queue)).as("the others still wait").isEqualTo(blocked - 1);
+		assertThat(this.tasks.pop(this.queue, 1)).extracting(TaskEntry::id).containsExactly("r0");
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
