@@ -44,6 +44,8 @@ import org.springframework.util.Assert;
  * first run did; expires a minute after the last settle;</li>
  * <li>{@code P:queue:{Q}:parked} — sorted set: handle of a due waiting task whose id runs
  * → due time, set aside until that run ends (so that claims need not page past it);</li>
+ * <li>{@code P:queue:{Q}:claim:C} — what the claim call {@code C} claimed (handle and
+ * token pairs), for a minute, so that the call sent again answers the same;</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>
@@ -91,6 +93,15 @@ final class QueueKeys {
 	 */
 	String paused(String queue) {
 		return all(queue).get(10);
+	}
+
+	/**
+	 * The key of one claim call (what it claimed, for a minute): {@code call} is made by
+	 * the claimer, never from input.
+	 */
+	String claimCall(String queue, String call) {
+		String ready = all(queue).get(0);
+		return ready.substring(0, ready.length() - ":ready".length()) + ":claim:" + call;
 	}
 
 	String channel() {

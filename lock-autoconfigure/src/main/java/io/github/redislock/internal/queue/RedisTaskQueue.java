@@ -41,6 +41,9 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private static final RedisScript<Long> ENQUEUE = script("enqueue.lua", Long.class);
 
+	/** Numbers this instance's claim calls. */
+	private final java.util.concurrent.atomic.AtomicLong claimCalls = new java.util.concurrent.atomic.AtomicLong();
+
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> POP = script("pop.lua", List.class);
 
@@ -396,6 +399,17 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 */
 	Claimed claim(String queue, int max, String claimer, QueueSettings settings, Collection<ClaimedTask> held,
 			Collection<String> runningIds) {
+		return claim(queue, max, claimer, settings, held, runningIds,
+				claimer + ":" + this.claimCalls.incrementAndGet());
+	}
+
+	/**
+	 * Claim as above, as the claim call {@code call}: a call made again with the same id
+	 * (as the client does when an answer was lost in a reconnect) answers with the tasks
+	 * the first one claimed, when they are still claimed by it.
+	 */
+	Claimed claim(String queue, int max, String claimer, QueueSettings settings, Collection<ClaimedTask> held,
+			Collection<String> runningIds, String call) {
 		List<String> args = new ArrayList<>(8 + 2 * held.size() + runningIds.size());
 		Collections.addAll(args, Integer.toString(max), Long.toString(settings.visibilityTimeout().toMillis()), claimer,
 				Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
@@ -407,7 +421,9 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 			args.add(task.token());
 		}
 		args.addAll(runningIds);
-		List<?> flat = runList(CLAIM, this.keys.all(queue), args);
+		List<String> keys = new ArrayList<>(this.keys.all(queue));
+		keys.add(this.keys.claimCall(queue, call));
+		List<?> flat = runList(CLAIM, keys, args);
 		List<ClaimedTask> tasks = new ArrayList<>();
 		List<String> buried = new ArrayList<>();
 		long nextDueMillis = -1;

@@ -14,6 +14,27 @@
 -- token of the claims the claimer still runs and holds, then the ids the claimer still runs
 -- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
 -- letters, then per task: id, handle, payload, token, attempt, context ('' when none)}
+-- KEYS[16] this call's own key: a claim the client sends again (its answer was lost in a
+-- reconnect) finds what its first run claimed there and answers with those tasks (the ones
+-- still claimed by it), instead of claiming others and leaving those to lapse.
+local CALL = KEYS[16]
+if CALL then
+  local earlier = redis.call('GET', CALL)
+  if earlier then
+    local again = { 0, 0 }
+    for handle, token in string.gmatch(earlier, '(%S+) (%S+)') do
+      local id = task_id(handle)
+      if id and redis.call('HGET', CLAIMS, handle) == token then
+        for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token,
+            tonumber(redis.call('HGET', TASKS, handle .. ':attempts') or '1'),
+            redis.call('HGET', TASKS, handle .. ':context') or '' }) do
+          table.insert(again, value)
+        end
+      end
+    end
+    return again
+  end
+end
 local max_attempts = tonumber(ARGV[4])
 local max_dead = tonumber(ARGV[5])
 local max_dead_age = tonumber(ARGV[6])
@@ -69,6 +90,7 @@ if redis.call('EXISTS', PAUSED) == 1 then
   max = 0
 end
 local claimed = {}
+local claimed_pairs = {}
 local taken = 0
 local skipped = 0
 while taken < max and skipped < 1000 do
@@ -101,6 +123,7 @@ while taken < max and skipped < 1000 do
         table.insert(claimed, value)
       end
       taken = taken + 1
+      table.insert(claimed_pairs, handle .. ' ' .. token)
     end
   end
   if #due < page then
@@ -133,6 +156,9 @@ if taken == 0 then
   if marked < look then
     redis.call('SET', IDLE, string.format('%.0f', look), 'PX', math.max(1, look - now))
   end
+end
+if CALL and taken > 0 then
+  redis.call('SET', CALL, table.concat(claimed_pairs, ' '), 'PX', 60000)
 end
 tidy()
 local result = { next_due, #buried }

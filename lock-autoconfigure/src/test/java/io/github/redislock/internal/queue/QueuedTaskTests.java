@@ -91,11 +91,12 @@ class QueuedTaskTests {
 	/**
 	 * The keys of this test's queues that hold tasks or their traces: all but the mark
 	 * that a worker idles ({@code :idle}, which expires once no worker looks) and the
-	 * recent settles ({@code :settled}, which expire a minute after the last one).
+	 * recent settles and claim calls ({@code :settled}, {@code :claim:*}, which expire a
+	 * minute after the last one).
 	 */
 	private Set<String> queueKeys() {
 		Set<String> keys = new java.util.TreeSet<>(raw().keys("redislock:queue:{" + this.queue + ".*"));
-		keys.removeIf((key) -> key.endsWith(":idle") || key.endsWith(":settled"));
+		keys.removeIf((key) -> key.endsWith(":idle") || key.endsWith(":settled") || key.contains("}:claim:"));
 		return keys;
 	}
 

@@ -192,6 +192,33 @@ class TaskQueueTests {
 		assertThat(this.tasks.pop(this.queue, 1)).extracting(TaskEntry::id).containsExactly("r0");
 	}
 
+	/**
+	 * A claim that runs twice (sent again after its answer was lost in a reconnect)
+	 * answers with the tasks its first run claimed, rather than claiming others and
+	 * leaving those to lapse (an attempt spent by nobody).
+	 */
+	@Test
+	void aClaimThatRunsTwiceAnswersWithTheTasksItsFirstRunClaimed() {
+		for (String id : List.of("a", "b", "c", "d")) {
+			this.tasks.enqueue(this.queue, id, id, null);
+		}
+		List<RedisTaskQueue.ClaimedTask> first = this.tasks
+			.claim(this.queue, 2, "worker", SETTINGS, List.of(), List.of(), "worker:1")
+			.tasks();
+		List<RedisTaskQueue.ClaimedTask> again = this.tasks
+			.claim(this.queue, 2, "worker", SETTINGS, List.of(), List.of(), "worker:1")
+			.tasks();
+		assertThat(first).extracting(RedisTaskQueue.ClaimedTask::id).containsExactly("a", "b");
+		assertThat(again).isEqualTo(first);
+		assertThat(this.tasks.claim(this.queue, 2, "worker", SETTINGS, List.of(), List.of(), "worker:2").tasks())
+			.extracting(RedisTaskQueue.ClaimedTask::id)
+			.containsExactly("c", "d");
+		// Once settled, the first call's tasks are no longer handed out by it.
+		this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), first);
+		assertThat(this.tasks.claim(this.queue, 2, "worker", SETTINGS, List.of(), List.of(), "worker:1").tasks())
+			.isEmpty();
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
