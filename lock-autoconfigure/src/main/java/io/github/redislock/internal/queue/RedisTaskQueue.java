@@ -41,6 +41,12 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private static final RedisScript<Long> ENQUEUE = script("enqueue.lua", Long.class);
 
+	/** Names this instance in its enqueue call ids. */
+	private final String instance = java.util.UUID.randomUUID().toString();
+
+	/** Numbers this instance's enqueue calls. */
+	private final java.util.concurrent.atomic.AtomicLong enqueueCalls = new java.util.concurrent.atomic.AtomicLong();
+
 	/** Numbers this instance's claim calls. */
 	private final java.util.concurrent.atomic.AtomicLong claimCalls = new java.util.concurrent.atomic.AtomicLong();
 
@@ -204,6 +210,17 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay,
 			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
+		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor,
+				this.instance + ":" + this.enqueueCalls.incrementAndGet());
+	}
+
+	/**
+	 * Enqueue as the enqueue call {@code call}: the call made again with the same id (as
+	 * the client does when an answer was lost in a reconnect) finds the task it enqueued
+	 * still waiting and answers as the first did.
+	 */
+	boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, @Nullable Instant runAt,
+			boolean replace, Duration dedupFor, String call) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";
@@ -211,7 +228,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		Long result;
 		if (this.observations.isNoop()) {
 			result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis), replace ? "1" : "0",
-					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at, window);
+					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at, window, call);
 		}
 		else {
 			// Tracing writes the trace into the enqueue's carrier, stored with the task.
@@ -221,7 +238,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 				Map<String, String> headers = ((TaskObservations.EnqueueContext) observation.getContext()).getCarrier();
 				result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
 						replace ? "1" : "0", this.keys.channel(), queue,
-						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at, window);
+						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at, window, call);
 			}
 			catch (RuntimeException ex) {
 				observation.error(ex);

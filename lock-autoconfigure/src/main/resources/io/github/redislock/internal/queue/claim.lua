@@ -117,6 +117,8 @@ while taken < max and skipped < 1000 do
       redis.call('HSET', RUNNING, id, handle)
       redis.call('HSET', CLAIMS, handle, token)
       local attempt = redis.call('HINCRBY', TASKS, handle .. ':attempts', 1)
+      -- No longer waiting: an enqueue sent again after this would enqueue anew.
+      redis.call('HDEL', TASKS, handle .. ':call')
       mark_dedup(id, handle)
       for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token, attempt,
           redis.call('HGET', TASKS, handle .. ':context') or '' }) do

@@ -6,7 +6,17 @@
 -- the delay; a time in the past: now), ARGV[9] the dedup window in ms (absent or 0: none)
 -- Returns 1 when enqueued or replaced, 0 when a task of the id was waiting and is kept, or
 -- (with a dedup window) a task of the id runs or ran within its window.
+-- ARGV[10] the call's own id: the call sent again (its answer was lost in a reconnect) finds
+-- the task it enqueued (handle:call) still waiting, and answers 1 again without a change.
 local id = ARGV[1]
+local call = ARGV[10]
+if call and call ~= '' then
+  for _, handle in ipairs(waiting_handles(id)) do
+    if redis.call('HGET', TASKS, handle .. ':call') == call then
+      return 1
+    end
+  end
+end
 local window = tonumber(ARGV[9] or '0') or 0
 if window > 0 and deduplicated(id) then
   return 0
@@ -25,6 +35,9 @@ if ARGV[8] and ARGV[8] ~= '' then
   due = math.max(now, tonumber(ARGV[8]))
 end
 local handle = new_task(id, ARGV[2], due, ARGV[7])
+if call and call ~= '' then
+  redis.call('HSET', TASKS, handle .. ':call', call)
+end
 if window > 0 then
   redis.call('HSET', TASKS, handle .. ':dedup', window)
 end

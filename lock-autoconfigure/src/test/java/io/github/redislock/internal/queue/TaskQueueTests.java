@@ -219,6 +219,29 @@ class TaskQueueTests {
 			.isEmpty();
 	}
 
+	/**
+	 * An enqueue that runs twice (sent again after its answer was lost in a reconnect)
+	 * answers as its first run did while its task waits, and enqueues nothing more; with
+	 * REPLACE it does not replace its own task.
+	 */
+	@Test
+	void anEnqueueThatRunsTwiceAnswersAsItsFirstRunDid() {
+		for (boolean replace : List.of(false, true)) {
+			String id = replace ? "replaced" : "kept";
+			for (int run = 1; run <= 2; run++) {
+				assertThat(this.tasks.enqueueJson(this.queue, id, "\"" + id + "\"", null, null, replace, Duration.ZERO,
+						"caller:" + id))
+					.as("%s, run %d", id, run)
+					.isTrue();
+			}
+			assertThat(this.tasks.enqueueJson(this.queue, id, "\"other\"", null, null, false, Duration.ZERO,
+					"caller:other"))
+				.as("another call of the id")
+				.isFalse();
+		}
+		assertThat(this.tasks.size(this.queue)).isEqualTo(2);
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
