@@ -96,6 +96,44 @@ class RedisDownAtStartTests {
 			});
 	}
 
+	/**
+	 * Redis is back for the shared connection, but refuses new connections (maxclients
+	 * reached, a proxy): the subscription to the notifications keeps failing, and a task
+	 * claimed meanwhile still runs (found in review: the subscription was made on the
+	 * poller's thread between the claim and the hand-off, and retried there forever).
+	 */
+	@Test
+	void aClaimedTaskRunsWhileNewConnectionsAreRefused() {
+		LocalRedisServer redis = this.servers.start();
+		String queue = "refused-" + java.util.UUID.randomUUID();
+		try (io.github.redislock.test.TcpProxy proxy = io.github.redislock.test.TcpProxy.to(redis)) {
+			proxy.refuseConnections();
+			LockApplicationContextRunner.unconfigured()
+				.withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
+					.of(io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port(),
+						"spring.data.redis.timeout=1s", "redislock.queue.poll-interval=5s",
+						"redislock.queue.visibility-timeout=6s", "test.queue=" + queue)
+				.withBean(Mailer.class)
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					Mailer mailer = context.getBean(Mailer.class);
+					proxy.heal();
+					await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+						mailer.send("first");
+						return true;
+					});
+					proxy.refuseConnections();
+					try {
+						await().atMost(Duration.ofSeconds(20)).until(() -> Mailer.SENT.contains(queue + ":first"));
+					}
+					finally {
+						proxy.heal();
+					}
+				});
+		}
+	}
+
 	static class Mailer {
 
 		static final java.util.Set<String> SENT = java.util.concurrent.ConcurrentHashMap.newKeySet();

@@ -87,6 +87,16 @@ public final class QueuedTaskSource {
 		}
 		Duration dedupFor = DurationAttributes.parse(this.placeholders, description, "dedupFor", annotation.dedupFor(),
 				true);
+		if (dedupFor != null) {
+			try {
+				io.github.redislock.internal.queue.RedisTaskQueue.checkDedupFor(dedupFor);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new InvalidLockDefinitionException(
+						description + ": " + ex.getMessage() + " ('" + annotation.dedupFor() + "')",
+						"Write a window such as \"10m\" or \"1h\", or leave it empty");
+			}
+		}
 		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
 				runAt, annotation.onDuplicate(), settings(annotation, description),
 				LockKeyExpressions.parameterNames(method), method, (dedupFor != null) ? dedupFor : Duration.ZERO);

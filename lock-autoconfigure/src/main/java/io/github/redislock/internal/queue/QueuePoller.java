@@ -145,11 +145,12 @@ final class QueuePoller {
 						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
-				this.reached.run();
 				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
 					handOff(new TaskRun(task, sent));
 				}
+				// After the hand-off: what is told must not hold claimed tasks up.
+				this.reached.run();
 				if (claimed.tasks().isEmpty()) {
 					long pause = this.settings.pollInterval().toMillis();
 					if (claimed.nextDueMillis() >= 0) {

@@ -97,6 +97,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private volatile @Nullable ApplicationEventPublisher events;
 
+	/** Subscriptions to the queues' notifications are made here, one at a time. */
+	private final ThreadPoolTaskExecutor subscriptionThread = EngineThreads.serial("redislock-queue-subscribe");
+
 	/** Task-failed events are handed over here, off the worker threads, in order. */
 	private final ThreadPoolTaskExecutor eventThread = EngineThreads.serial("redislock-task-failed-events");
 
@@ -218,7 +221,45 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			poller.start();
 		}
 		if (!this.pollers.isEmpty()) {
-			subscribe();
+			subscribeLater();
+		}
+	}
+
+	/**
+	 * Subscribe on the subscription thread, never on a poller's or the starting thread: a
+	 * subscription can block (a pub/sub connection Redis refuses, a client whose
+	 * subscription runs on the calling thread), and a poller holds claimed tasks.
+	 */
+	private void subscribeLater() {
+		if (this.notifications != null || !this.subscribing.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.subscriptionThread.execute(() -> {
+				try {
+					if (this.notifications == null && this.running && !this.stopping) {
+						boolean failedBefore = this.subscriptionFailed;
+						subscribe();
+						RedisMessageListenerContainer made = this.notifications;
+						if (made != null && (this.stopping || !this.running)) {
+							// Stopped meanwhile.
+							this.notifications = null;
+							closeNotifications(made);
+						}
+						else if (made != null && failedBefore) {
+							this.subscriptionFailed = false;
+							logger.info("Subscribed to queue notifications");
+						}
+					}
+				}
+				finally {
+					this.subscribing.set(false);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			// Shutting down.
+			this.subscribing.set(false);
 		}
 	}
 
@@ -233,8 +274,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
 		container.setTaskExecutor(new SyncTaskExecutor());
-		// After a lost connection, subscribe again within a second, not the default 5 s.
-		container.setRecoveryInterval(Math.min(1000, Math.max(100, this.settings.pollInterval().toMillis())));
+		// A first subscription that fails is not retried by the container (it would
+		// retry forever on this thread): the next claim that reaches Redis asks again.
+		container.setRecoveryBackoff(new org.springframework.util.backoff.FixedBackOff(0, 0));
 		container.addMessageListener(new Notifications(), new ChannelTopic(this.queue.notificationChannel()));
 		container.afterPropertiesSet();
 		try {
@@ -257,30 +299,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	}
 
 	/**
-	 * A poller's claim reached Redis: subscribe now when an earlier subscription failed.
+	 * A poller's claim reached Redis: subscribe (on the subscription thread) when an
+	 * earlier subscription failed.
 	 */
 	private void redisReached() {
-		if (this.notifications == null && this.running && !this.stopping
-				&& this.subscribing.compareAndSet(false, true)) {
-			try {
-				if (this.notifications == null && this.running && !this.stopping) {
-					subscribe();
-					RedisMessageListenerContainer made = this.notifications;
-					if (made != null && (this.stopping || !this.running)) {
-						// Stopped meanwhile.
-						this.notifications = null;
-						closeNotifications(made);
-						return;
-					}
-					if (made != null && this.subscriptionFailed) {
-						this.subscriptionFailed = false;
-						logger.info("Subscribed to queue notifications");
-					}
-				}
-			}
-			finally {
-				this.subscribing.set(false);
-			}
+		if (this.notifications == null && this.running && !this.stopping) {
+			subscribeLater();
 		}
 	}
 
@@ -410,9 +434,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisTaskQueue.ClaimedTask task = run.task();
 		QueueSettings settings = handler.settings();
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
-		// A payload that does not fit the method cannot fit it on a retry either.
+		// A payload that no version of the method can read cannot be read on a retry
+		// either; any other mismatch may be another version's payload, which another
+		// instance runs during a rolling deploy: retried as any failure.
 		boolean mismatch = failure instanceof TaskArguments.PayloadMismatchException;
-		boolean noRetry = mismatch || handler.taskSettings().isNoRetry(failure);
+		boolean noRetry = (failure instanceof TaskArguments.PayloadMismatchException payloadMismatch
+				&& payloadMismatch.isPermanent()) || handler.taskSettings().isNoRetry(failure);
 		if (noRetry || task.attempt() >= settings.maxAttempts()) {
 			Map<String, Object> details = new java.util.LinkedHashMap<>();
 			details.put("error", error);
@@ -426,7 +453,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				logger.error(
 						"Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue()) + "' failed "
 								+ (mismatch
-										? "because its payload does not fit " + handler.method().toGenericString()
+										? task.attempt() + " time(s) because its payload does not fit "
+												+ handler.method().toGenericString()
 												+ " (payload-mismatch: see 'Evolving a task' in the README)"
 										: noRetry ? "with an error it is never retried for (noRetryFor)"
 												: task.attempt() + " times")
@@ -548,6 +576,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	@Override
 	public void destroy() {
+		this.subscriptionThread.shutdown();
 		this.eventThread.shutdown();
 	}
 

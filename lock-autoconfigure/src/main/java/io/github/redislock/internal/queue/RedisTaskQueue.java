@@ -59,10 +59,10 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	private static final RedisScript<List> TASKS = script("tasks.lua", List.class);
 
 	/**
-	 * Added to twice the poll interval for the life of the mark of a worker that found
-	 * nothing to claim: it looks again within the poll interval and renews the mark.
+	 * Added to the poll interval for when a worker that found nothing to claim looks
+	 * again at the latest (its poller may be a little late).
 	 */
-	private static final long IDLE_MARGIN_MILLIS = 1000;
+	private static final long IDLE_MARGIN_MILLIS = 250;
 
 	/** Longest page of tasks one call of {@link #upcoming} returns. */
 	private static final int MAX_PAGE = 1000;
@@ -149,8 +149,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	@Override
 	public boolean enqueue(String queue, String id, @Nullable Object payload, @Nullable Duration delay,
 			Duration dedupFor) {
-		Assert.notNull(dedupFor, "'dedupFor' must not be null");
-		Assert.isTrue(!dedupFor.isNegative(), "'dedupFor' must not be negative");
+		checkDedupFor(dedupFor);
 		return enqueueJson(queue, id, this.json.writeValueAsString(payload), delay, null, false, dedupFor);
 	}
 
@@ -206,6 +205,22 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
 			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
 		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor);
+	}
+
+	/** The longest dedup window. */
+	public static final Duration MAX_DEDUP_FOR = Duration.ofDays(366);
+
+	/**
+	 * Check a dedup window: zero (none), or from 1 ms to {@link #MAX_DEDUP_FOR}.
+	 * @throws IllegalArgumentException saying what is wrong
+	 */
+	public static void checkDedupFor(Duration dedupFor) {
+		Assert.notNull(dedupFor, "'dedupFor' must not be null");
+		if (!dedupFor.isZero()
+				&& (dedupFor.compareTo(Duration.ofMillis(1)) < 0 || dedupFor.compareTo(MAX_DEDUP_FOR) > 0)) {
+			throw new IllegalArgumentException("dedupFor " + dedupFor + " is out of range: zero (no window), or from"
+					+ " 1ms to " + MAX_DEDUP_FOR.toDays() + " days");
+		}
 	}
 
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay,
@@ -431,8 +446,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		Collections.addAll(args, Integer.toString(max), Long.toString(settings.visibilityTimeout().toMillis()), claimer,
 				Integer.toString(settings.maxAttempts()), Integer.toString(settings.deadLetterMaxSize()),
 				Long.toString(settings.deadLetterMaxAge().toMillis()),
-				Long.toString(2 * settings.pollInterval().toMillis() + IDLE_MARGIN_MILLIS),
-				Integer.toString(held.size()));
+				Long.toString(settings.pollInterval().toMillis() + IDLE_MARGIN_MILLIS), Integer.toString(held.size()));
 		for (ClaimedTask task : held) {
 			args.add(task.handle());
 			args.add(task.token());

@@ -3,7 +3,6 @@ package io.github.redislock.internal.queue;
 import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,7 +14,6 @@ import tools.jackson.core.JsonToken;
 import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.JavaType;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectReader;
 import tools.jackson.databind.exc.InvalidDefinitionException;
 import tools.jackson.databind.json.JsonMapper;
@@ -73,48 +71,7 @@ public final class TaskArguments {
 			}
 			generator.writeEndArray();
 		}
-		String payload = text.toString();
-		checkReadsBack(json, method, description, parameterNames, payload);
-		return payload;
-	}
-
-	/**
-	 * Refuse arguments whose JSON does not read back as what was written (a property with
-	 * a getter and no way to set it, say): the task would run with other values than the
-	 * call had. Arguments of plain types (text, numbers, booleans, enums, dates as
-	 * Jackson writes them) always do, and are not read back.
-	 */
-	private static void checkReadsBack(JsonMapper json, Method method, String description, String[] parameterNames,
-			String payload) {
-		if (Arrays.stream(method.getParameterTypes()).allMatch(TaskArguments::plain)) {
-			return;
-		}
-		Type[] types = method.getGenericParameterTypes();
-		JsonNode written = json.readTree(payload);
-		@Nullable Object[] read;
-		try {
-			read = read(json, method, payload);
-		}
-		catch (PayloadMismatchException ex) {
-			throw new IllegalArgumentException(description + ": the arguments' JSON does not read back as the"
-					+ " parameters, so the call was not enqueued: " + ex.getMessage(), ex);
-		}
-		for (int i = 0; i < types.length; i++) {
-			JsonNode again = json.readTree(json.writerFor(json.constructType(types[i])).writeValueAsString(read[i]));
-			if (!written.get(i).equals(again)) {
-				throw new IllegalArgumentException(description + ": argument '" + parameterNames[i]
-						+ "' does not read back as it was written (" + abbreviate(written.get(i).toString())
-						+ " came back as " + abbreviate(again.toString())
-						+ "), so the call was not enqueued: give its type a way to set what it writes (a constructor"
-						+ " or setters), or pass what the task needs instead");
-			}
-		}
-	}
-
-	private static boolean plain(Class<?> type) {
-		return type.isPrimitive() || type.isEnum() || type == String.class || Number.class.isAssignableFrom(type)
-				|| type == Boolean.class || type == Character.class || type == java.util.UUID.class
-				|| java.time.temporal.TemporalAccessor.class.isAssignableFrom(type) || type == java.time.Duration.class;
+		return text.toString();
 	}
 
 	/**
@@ -193,7 +150,7 @@ public final class TaskArguments {
 		ObjectReader reader = json.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 		try (JsonParser parser = json.createParser(payload)) {
 			if (parser.nextToken() != JsonToken.START_ARRAY) {
-				throw notAnArray(method, types.length, payload);
+				throw notAnArray(method, types.length, payload, true);
 			}
 			int read = 0;
 			for (; read < types.length; read++) {
@@ -210,10 +167,10 @@ public final class TaskArguments {
 				}
 			}
 			if (read == types.length && (parser.nextToken() != JsonToken.END_ARRAY || parser.nextToken() != null)) {
-				throw notAnArray(method, types.length, payload);
+				throw notAnArray(method, types.length, payload, false);
 			}
 			if (read < types.length && parser.nextToken() != null) {
-				throw notAnArray(method, types.length, payload);
+				throw notAnArray(method, types.length, payload, false);
 			}
 			for (int i = read; i < types.length; i++) {
 				if (classes[i].isPrimitive()) {
@@ -229,14 +186,14 @@ public final class TaskArguments {
 				throw ex;
 			}
 			throw new PayloadMismatchException(
-					"the payload of " + method.toGenericString() + " is not JSON: " + abbreviate(payload), ex);
+					"the payload of " + method.toGenericString() + " is not JSON: " + abbreviate(payload), ex, true);
 		}
 		return arguments;
 	}
 
-	private static PayloadMismatchException notAnArray(Method method, int count, String payload) {
+	private static PayloadMismatchException notAnArray(Method method, int count, String payload, boolean permanent) {
 		return new PayloadMismatchException("Payload of " + method + " is not a JSON array of " + count
-				+ " arguments (or fewer, the last ones left out): " + abbreviate(payload), null);
+				+ " arguments (or fewer, the last ones left out): " + abbreviate(payload), null, permanent);
 	}
 
 	/**
@@ -248,8 +205,26 @@ public final class TaskArguments {
 
 		static final String REASON = "payload-mismatch";
 
+		private final boolean permanent;
+
 		PayloadMismatchException(String message, @Nullable Throwable cause) {
+			this(message, cause, false);
+		}
+
+		PayloadMismatchException(String message, @Nullable Throwable cause, boolean permanent) {
 			super(REASON + ": " + message, cause);
+			this.permanent = permanent;
+		}
+
+		/**
+		 * Whether no version of the method can read the payload (it is not a JSON array):
+		 * then it goes to the dead letters at once. Any other mismatch (an argument more,
+		 * one that does not bind, a missing primitive) may be a payload of another
+		 * version of the method, which another instance runs during a rolling deploy: it
+		 * is retried as any failure is.
+		 */
+		boolean isPermanent() {
+			return this.permanent;
 		}
 
 	}

@@ -98,10 +98,17 @@ local function mark_dedup(id, handle)
 end
 
 -- Whether an id is kept from being enqueued by a dedup window: it runs, or its mark is
--- still on.
+-- still on. Up to 100 marks that passed go each time (bounded work per call).
 local function deduplicated(id)
-  redis.call('ZREMRANGEBYSCORE', DEDUP, '-inf', now)
-  return redis.call('HEXISTS', RUNNING, id) == 1 or redis.call('ZSCORE', DEDUP, id) ~= false
+  local passed = redis.call('ZRANGEBYSCORE', DEDUP, '-inf', now, 'LIMIT', 0, 100)
+  if #passed > 0 then
+    redis.call('ZREM', DEDUP, unpack(passed))
+  end
+  if redis.call('HEXISTS', RUNNING, id) == 1 then
+    return true
+  end
+  local until_ms = redis.call('ZSCORE', DEDUP, id)
+  return until_ms ~= false and tonumber(until_ms) > now
 end
 
 -- The handle counter goes when no task waits or runs.

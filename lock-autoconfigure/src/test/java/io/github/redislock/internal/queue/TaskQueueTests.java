@@ -83,7 +83,7 @@ class TaskQueueTests {
 		try (ReleaseMessages notifications = ReleaseMessages.listenClassic(this.redis.connectionFactory(),
 				"redislock:queue:ready")) {
 			assertThat(claim()).isEmpty();
-			// The idle worker looks again within 2 poll intervals and a margin (3 s).
+			// The idle worker looks again within a poll interval and a margin (1.25 s).
 			this.tasks.enqueue(this.queue, "soon", "x", Duration.ofMillis(200));
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> notifications.messages().stream().filter(this.queue::equals).count() == 1);
