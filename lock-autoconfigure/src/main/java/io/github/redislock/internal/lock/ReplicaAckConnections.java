@@ -174,6 +174,9 @@ final class ReplicaAckConnections implements AutoCloseable {
 			return outcome;
 		}
 		catch (RuntimeException ex) {
+			// (A WAIT that timed out may still be answered: the connection is not
+			// reused.)
+			session.failed = true;
 			if (this.client instanceof RedisClusterClient cluster) {
 				// A master may have failed: learn the new topology for the next attempt.
 				cluster.refreshPartitionsAsync();
@@ -225,7 +228,7 @@ final class ReplicaAckConnections implements AutoCloseable {
 			return;
 		}
 		if (!session.unanswered) {
-			giveBack(connection, true);
+			giveBack(connection, !session.failed);
 			return;
 		}
 		Call undo = session.undo;
@@ -249,6 +252,9 @@ final class ReplicaAckConnections implements AutoCloseable {
 	private static final class Session {
 
 		private @Nullable StatefulConnection<byte[], byte[]> connection;
+
+		/** Whether an attempt failed (then the connection is not reused). */
+		private volatile boolean failed;
 
 		/** Whether an attempt got no answer (its script may still run). */
 		private volatile boolean unanswered;
