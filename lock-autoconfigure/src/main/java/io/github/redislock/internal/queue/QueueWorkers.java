@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.redislock.internal.Printable;
 import io.github.redislock.internal.lock.EngineThreads;
 import io.github.redislock.queue.TaskFailedEvent;
+import io.github.redislock.queue.TaskPayloadMigration;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,6 +34,7 @@ import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -88,6 +90,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	private final Map<String, Acknowledgements> acknowledgements = new ConcurrentHashMap<>();
 
 	private volatile @Nullable RedisMessageListenerContainer notifications;
+
+	/** The application's payload migrations, in order, looked up on first use. */
+	private volatile @Nullable List<TaskPayloadMigration> migrations;
 
 	/** Whether a subscription is being made after one failed. */
 	private final AtomicBoolean subscribing = new AtomicBoolean();
@@ -357,7 +362,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			.start();
 		Observation.Scope traced = observation.openScope();
 		try {
-			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), task.payload());
+			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(),
+					migrated(task.queue(), handler.method(), task.payload()));
 			invoke(handler, arguments);
 			if (settle(run, "ack", "")) {
 				this.queue.observer().processed(task.queue(), "success");
@@ -384,6 +390,24 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			context.close();
 			CurrentTask.exited();
 		}
+	}
+
+	/**
+	 * Return the payload after the application's {@link TaskPayloadMigration}s, in order.
+	 */
+	private String migrated(String queue, Method method, String payload) {
+		List<TaskPayloadMigration> migrations = this.migrations;
+		if (migrations == null) {
+			migrations = this.beanFactory.getBeanProvider(TaskPayloadMigration.class).orderedStream().toList();
+			this.migrations = migrations;
+		}
+		String migrated = payload;
+		for (TaskPayloadMigration migration : migrations) {
+			migrated = migration.migrate(queue, method, migrated);
+			Assert.state(migrated != null, () -> migration + " returned no payload for a task of queue '" + queue
+					+ "'; return the payload it was given when it has nothing to change");
+		}
+		return migrated;
 	}
 
 	/**

@@ -17,6 +17,7 @@ import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.DeadTask;
 import io.github.redislock.queue.TaskContext;
 import io.github.redislock.queue.TaskEntry;
+import io.github.redislock.queue.TaskPayloadMigration;
 import io.github.redislock.queue.TaskQueue;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
@@ -266,6 +267,31 @@ class QueuedTaskTests {
 		}
 
 	}
+
+	/**
+	 * A payload migration rewrites the payloads of an older shape before they are read:
+	 * version 1 wrote keyed(id) as ["id"], version 2 reads keyed(id, value), and the
+	 * migration gives the old tasks the value version 2 needs; payloads of the current
+	 * shape are left alone.
+	 */
+	@Test
+	void aPayloadMigrationRewritesOldPayloadsBeforeTheyAreRead() {
+		this.runner.withBean(TaskPayloadMigration.class, () -> (queue, method, payload) -> {
+			if (method.getName().equals("recordValue") && !payload.contains(",")) {
+				return payload.replace("]", ",\"migrated\"]");
+			}
+			return payload;
+		}).run((context) -> {
+			TaskQueue queue = context.getBean(TaskQueue.class);
+			queue.enqueue(queue("values"), "old", List.of("old"), null);
+			context.getBean(Tasks.class).recordValue("new", "given");
+			await().atMost(Duration.ofSeconds(20)).until(() -> VALUES.size() >= 2);
+			assertThat(VALUES).containsEntry(this.queue + "/old", "migrated")
+				.containsEntry(this.queue + "/new", "given");
+		});
+	}
+
+	static final Map<String, String> VALUES = new ConcurrentHashMap<>();
 
 	@Test
 	void argumentsWhoseTypeCarriesATypeIdRunWithTheirValuesDeclaredAsTheInterfaceOrTheClass() {
@@ -760,6 +786,11 @@ class QueuedTaskTests {
 		@QueuedTask(queue = "${test.queue}.later", id = "#id", delay = "${test.delay}")
 		public void recordLater(String id) {
 			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.values", id = "#id")
+		public void recordValue(String id, String value) {
+			VALUES.put(currentQueue() + "/" + id, value);
 		}
 
 		@QueuedTask(queue = "${test.queue}.mail", id = "#id", dedupFor = "1h")
