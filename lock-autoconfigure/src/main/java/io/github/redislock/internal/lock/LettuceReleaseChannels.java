@@ -316,13 +316,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 				|| !(currentConnection() instanceof StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster)) {
 			return;
 		}
-		Map<RedisURI, List<Channel>> byNode = new HashMap<>();
-		for (Channel channel : this.channels.values()) {
-			RedisURI node = channel.node;
-			if (channel.confirmed && node != null) {
-				byNode.computeIfAbsent(node, (key) -> new ArrayList<>()).add(channel);
-			}
-		}
+		Map<RedisURI, List<Channel>> byNode = confirmedByNode();
 		List<Channel> lost = new ArrayList<>();
 		byNode.forEach((node, onNode) -> {
 			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> nodeConnection;
@@ -345,6 +339,20 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 				// Closing: nothing to subscribe again.
 			}
 		}
+	}
+
+	/**
+	 * Return the confirmed sharded subscriptions by the Cluster node that confirmed them.
+	 */
+	private Map<RedisURI, List<Channel>> confirmedByNode() {
+		Map<RedisURI, List<Channel>> byNode = new HashMap<>();
+		for (Channel channel : this.channels.values()) {
+			RedisURI node = channel.node;
+			if (channel.confirmed && node != null) {
+				byNode.computeIfAbsent(node, (key) -> new ArrayList<>()).add(channel);
+			}
+		}
+		return byNode;
 	}
 
 	/**
@@ -497,13 +505,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	 * their slots live.
 	 */
 	private void checkNodes(StatefulRedisClusterPubSubConnection<byte[], byte[]> cluster) {
-		Map<RedisURI, List<Channel>> byNode = new HashMap<>();
-		for (Channel channel : this.channels.values()) {
-			RedisURI node = channel.node;
-			if (channel.confirmed && node != null) {
-				byNode.computeIfAbsent(node, (key) -> new ArrayList<>()).add(channel);
-			}
-		}
+		Map<RedisURI, List<Channel>> byNode = confirmedByNode();
 		byNode.forEach((node, onNode) -> {
 			CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> nodeConnection;
 			try {

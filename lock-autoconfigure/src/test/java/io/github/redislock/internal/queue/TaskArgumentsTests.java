@@ -4,8 +4,9 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.annotation.JsonSubTypes;
-import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.github.redislock.internal.queue.QueuedTaskTests.Card;
+import io.github.redislock.internal.queue.QueuedTaskTests.Payment;
+import io.github.redislock.internal.queue.QueuedTaskTests.Transfer;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -45,19 +46,6 @@ class TaskArgumentsTests {
 		assertThat(read[3]).isEqualTo(Map.of("a", 2));
 		// Declared as Object: plain JSON values, never a class the payload names.
 		assertThat(read[4]).isEqualTo(Map.of("k", "v"));
-	}
-
-	@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
-	@JsonSubTypes({ @JsonSubTypes.Type(value = Card.class, name = "card"),
-			@JsonSubTypes.Type(value = Transfer.class, name = "transfer") })
-	sealed interface Payment permits Card, Transfer {
-
-	}
-
-	record Card(String number) implements Payment {
-	}
-
-	record Transfer(String iban) implements Payment {
 	}
 
 	@SuppressWarnings("unused")
