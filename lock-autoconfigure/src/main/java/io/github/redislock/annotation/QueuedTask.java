@@ -125,4 +125,19 @@ public @interface QueuedTask {
 	 */
 	String dedupFor() default "";
 
+	/**
+	 * The version of this method's parameters, recorded with each task it enqueues (with
+	 * a digest of the parameter types). Raise it when the parameters change in a way that
+	 * an earlier version cannot read (one added at the end, say). During a rolling deploy
+	 * an instance of an earlier version then hands a task of a later version back to
+	 * waiting without spending an attempt, so that an instance of the later version runs
+	 * it; a payload of an earlier version that this method cannot read even after the
+	 * application's {@link io.github.redislock.queue.TaskPayloadMigration
+	 * TaskPayloadMigration}s goes to the dead letters at once (reason
+	 * {@code payload-mismatch}). See "Evolving a task" in the README.
+	 * @return the version, 1 or more
+	 * @since 0.1.0
+	 */
+	int version() default 1;
+
 }

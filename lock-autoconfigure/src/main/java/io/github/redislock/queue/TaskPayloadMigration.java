@@ -9,10 +9,12 @@ import java.lang.reflect.Method;
  * Declare beans of this type; every one is asked, in their order, for every task a worker
  * of this instance runs, and returns the payload to read (the one it was given when it
  * has nothing to change). A payload is the JSON array of the arguments as the method that
- * enqueued the task wrote them; a migration recognises an old one by its shape (how many
- * arguments, what an argument looks like), so it must leave payloads of the current shape
- * alone. It runs on the worker thread, before the task's method; what it throws fails the
- * attempt like a failure of the method.
+ * enqueued the task wrote them, and each task records the
+ * {@link io.github.redislock.annotation.QueuedTask#version() version} of that method: a
+ * migration rewrites the payloads of the versions it knows and leaves the others alone (a
+ * task enqueued through the plain {@link TaskQueue} API, or before versions were
+ * recorded, counts as version 1). It runs on the worker thread, before the task's method;
+ * what it throws fails the attempt like a failure of the method.
  *
  * @since 0.1.0
  */
@@ -24,9 +26,12 @@ public interface TaskPayloadMigration {
 	 * @param queue the task's queue
 	 * @param method the {@code @QueuedTask} method whose arguments the payload is about
 	 * to be read as
-	 * @param payload the payload: a JSON array of the arguments
+	 * @param version the version of the method the payload was written for (1 when none
+	 * was recorded)
+	 * @param payload the payload: a JSON array of the arguments (as an earlier migration
+	 * left it)
 	 * @return the payload to read: {@code payload} itself when nothing changes
 	 */
-	String migrate(String queue, Method method, String payload);
+	String migrate(String queue, Method method, int version, String payload);
 
 }

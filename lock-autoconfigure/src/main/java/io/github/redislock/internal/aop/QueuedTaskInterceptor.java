@@ -66,7 +66,7 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 		Instant runAt = operation.runAt(arguments);
 		Runnable enqueue = () -> this.queue.obtain()
 			.enqueueCall(operation.queue(), id, payload, delay, runAt, operation.onDuplicate() == OnDuplicate.REPLACE,
-					operation.dedupFor());
+					operation.dedupFor(), operation.versionTag());
 		if (TRANSACTIONS_PRESENT && TransactionSynchronizationManager.isSynchronizationActive()) {
 			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
 

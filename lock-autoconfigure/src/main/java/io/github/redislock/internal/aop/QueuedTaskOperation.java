@@ -25,10 +25,12 @@ import org.jspecify.annotations.Nullable;
  * read as
  * @param dedupFor the window after a task of an id ran in which the id is not enqueued
  * again (zero: none)
+ * @param versionTag the version of the method recorded with each task (see
+ * {@code TaskVersion})
  */
 record QueuedTaskOperation(String description, String queue, @Nullable LockKeyExpressions id, Duration delay,
 		@Nullable LockKeyExpressions delayExpression, @Nullable LockKeyExpressions runAt, OnDuplicate onDuplicate,
-		TaskSettings settings, String[] parameterNames, Method method, Duration dedupFor) {
+		TaskSettings settings, String[] parameterNames, Method method, Duration dedupFor, String versionTag) {
 
 	/**
 	 * Return how long after now one call's task is due.

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redislock.annotation.QueuedTask;
 import io.github.redislock.internal.queue.TaskSettings;
+import io.github.redislock.internal.queue.TaskVersion;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
@@ -97,9 +98,10 @@ public final class QueuedTaskSource {
 						"Write a window such as \"10m\" or \"1h\", or leave it empty");
 			}
 		}
+		TaskSettings settings = settings(annotation, description);
 		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
-				runAt, annotation.onDuplicate(), settings(annotation, description),
-				LockKeyExpressions.parameterNames(method), method, (dedupFor != null) ? dedupFor : Duration.ZERO);
+				runAt, annotation.onDuplicate(), settings, LockKeyExpressions.parameterNames(method), method,
+				(dedupFor != null) ? dedupFor : Duration.ZERO, TaskVersion.tag(method, settings.version()));
 	}
 
 	private TaskSettings settings(QueuedTask annotation, String description) {
@@ -115,7 +117,13 @@ public final class QueuedTaskSource {
 					"Give a running task time to renew its claim: at least 30ms, usually seconds");
 		}
 		Integer workers = number(description, "workers", annotation.workers(), 0);
-		return new TaskSettings(maxAttempts, backoff, List.of(annotation.noRetryFor()), visibilityTimeout, workers);
+		if (annotation.version() < 1) {
+			throw new InvalidLockDefinitionException(
+					description + ": version " + annotation.version() + " is not a version (they start at 1)",
+					"Leave version out for 1, and raise it by one each time the method's parameters change");
+		}
+		return new TaskSettings(maxAttempts, backoff, List.of(annotation.noRetryFor()), visibilityTimeout, workers,
+				annotation.version());
 	}
 
 	private @Nullable Integer number(String description, String attribute, String text, int min) {

@@ -21,7 +21,10 @@ import org.springframework.util.Assert;
  * <li>{@code P:queue:{Q}:waiting} — hash: task id → handles of its waiting tasks, oldest
  * first (deduplication, {@code dequeue});</li>
  * <li>{@code P:queue:{Q}:tasks} — hash: {@code handle:id}, {@code handle:payload},
- * {@code handle:attempts} of every waiting or running task;</li>
+ * {@code handle:attempts} of every waiting or running task, and where there is one its
+ * caller's {@code handle:context}, dedup window {@code handle:dedup}, enqueue call
+ * {@code handle:call} (until claimed) and the {@code handle:version} of the method its
+ * payload was written for;</li>
  * <li>{@code P:queue:{Q}:inflight} — sorted set: handle of a claimed task → visibility
  * deadline;</li>
  * <li>{@code P:queue:{Q}:running} — hash: task id → handle of its one claimed task;</li>
@@ -30,8 +33,8 @@ import org.springframework.util.Assert;
  * (handles are at least the server clock in µs, so they keep increasing);</li>
  * <li>{@code P:queue:{Q}:dead} — sorted set: dead task id → when it died (server µs); at
  * most one per id;</li>
- * <li>{@code P:queue:{Q}:dead-info} — hash: dead task id → JSON with error and
- * attempts;</li>
+ * <li>{@code P:queue:{Q}:dead-info} — hash: dead task id → JSON with error and attempts
+ * (and its version, when recorded);</li>
  * <li>{@code P:queue:{Q}:dead-payloads} — hash: dead task id → its payload;</li>
  * <li>{@code P:queue:{Q}:paused} — present while the queue is paused;</li>
  * <li>{@code P:queue:{Q}:idle} — present while a worker waits for a wake-up: the latest

@@ -3,9 +3,11 @@ package io.github.redislock.internal.queue;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -91,6 +93,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private volatile @Nullable RedisMessageListenerContainer notifications;
 
+	/** The queues and versions whose tasks this instance handed back, for its log. */
+	private final Set<String> deferredVersions = ConcurrentHashMap.newKeySet();
+
 	/** The application's payload migrations, in order, looked up on first use. */
 	private volatile @Nullable List<TaskPayloadMigration> migrations;
 
@@ -164,7 +169,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	public void register(String queueName, String beanName, Method method, TaskSettings taskSettings) {
 		Handler previous = this.handlers.putIfAbsent(queueName,
-				new Handler(beanName, method, taskSettings, taskSettings.applyTo(this.settings)));
+				new Handler(beanName, method, taskSettings, taskSettings.applyTo(this.settings),
+						new TaskVersion(taskSettings.version(), TaskVersion.signature(method))));
 		if (previous != null && !previous.method().equals(method)) {
 			throw new IllegalStateException("Queue '" + queueName + "' is handled by both " + previous.method()
 					+ " and " + method + "; give each @QueuedTask method its own queue");
@@ -362,8 +368,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			.start();
 		Observation.Scope traced = observation.openScope();
 		try {
-			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(),
-					migrated(task.queue(), handler.method(), task.payload()));
+			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), migrated(task.queue(),
+					handler.method(), TaskVersion.parse(task.version()).version(), task.payload()));
 			invoke(handler, arguments);
 			if (settle(run, "ack", "")) {
 				this.queue.observer().processed(task.queue(), "success");
@@ -395,7 +401,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	/**
 	 * Return the payload after the application's {@link TaskPayloadMigration}s, in order.
 	 */
-	private String migrated(String queue, Method method, String payload) {
+	private String migrated(String queue, Method method, int version, String payload) {
 		List<TaskPayloadMigration> migrations = this.migrations;
 		if (migrations == null) {
 			migrations = this.beanFactory.getBeanProvider(TaskPayloadMigration.class).orderedStream().toList();
@@ -403,7 +409,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 		String migrated = payload;
 		for (TaskPayloadMigration migration : migrations) {
-			migrated = migration.migrate(queue, method, migrated);
+			migrated = migration.migrate(queue, method, version, migrated);
 			Assert.state(migrated != null, () -> migration + " returned no payload for a task of queue '" + queue
 					+ "'; return the payload it was given when it has nothing to change");
 		}
@@ -458,32 +464,38 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisTaskQueue.ClaimedTask task = run.task();
 		QueueSettings settings = handler.settings();
 		String error = failure.getClass().getName() + ": " + failure.getMessage();
-		// A payload that no version of the method can read cannot be read on a retry
-		// either; any other mismatch may be another version's payload, which another
-		// instance runs during a rolling deploy: retried as any failure.
-		boolean mismatch = failure instanceof TaskArguments.PayloadMismatchException;
-		boolean noRetry = (failure instanceof TaskArguments.PayloadMismatchException payloadMismatch
-				&& payloadMismatch.isPermanent()) || handler.taskSettings().isNoRetry(failure);
+		boolean noRetry = handler.taskSettings().isNoRetry(failure);
+		Mismatch mismatch = null;
+		if (failure instanceof TaskArguments.PayloadMismatchException payloadMismatch) {
+			mismatch = mismatch(handler, task, payloadMismatch);
+			if (mismatch == Mismatch.NEWER) {
+				defer(handler, run);
+				return;
+			}
+			noRetry = mismatch == Mismatch.CANNOT_RUN;
+		}
 		if (noRetry || task.attempt() >= settings.maxAttempts()) {
 			Map<String, Object> details = new java.util.LinkedHashMap<>();
 			details.put("error", error);
 			details.put("attempts", task.attempt());
-			if (mismatch) {
+			if (mismatch != null) {
 				details.put("reason", TaskArguments.PayloadMismatchException.REASON);
 				details.put("method", handler.method().toGenericString());
 			}
+			if (!task.version().isEmpty()) {
+				details.put("version", task.version());
+			}
 			String info = this.queue.json().writeValueAsString(details);
 			if (settle(run, "dead", info)) {
-				logger.error(
-						"Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue()) + "' failed "
-								+ (mismatch
-										? task.attempt() + " time(s) because its payload does not fit "
-												+ handler.method().toGenericString()
-												+ " (payload-mismatch: see 'Evolving a task' in the README)"
-										: noRetry ? "with an error it is never retried for (noRetryFor)"
-												: task.attempt() + " times")
-								+ "; moved to the dead letters",
-						failure);
+				logger.error("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+						+ "' failed "
+						+ ((mismatch != null) ? task.attempt() + " time(s) because its payload (version "
+								+ TaskVersion.parse(task.version()).version() + ") does not fit "
+								+ handler.method().toGenericString() + " (version " + handler.version().version()
+								+ ") (payload-mismatch: see 'Evolving a task' in the README)"
+								: noRetry ? "with an error it is never retried for (noRetryFor)"
+										: task.attempt() + " times")
+						+ "; moved to the dead letters", failure);
 				this.queue.observer().processed(task.queue(), "dead");
 				failed(task.queue(), task.id(), task.attempt(), failure, true);
 			}
@@ -491,11 +503,81 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		else {
 			long backoff = settings.backoff(task.attempt()).toMillis();
 			if (settle(run, "retry", Long.toString(backoff))) {
-				logger.warn("Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
-						+ "' failed (attempt " + task.attempt() + " of " + settings.maxAttempts() + "); retrying in "
-						+ backoff + "ms: " + error);
+				logger.warn(
+						"Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+								+ "' failed (attempt " + task.attempt() + " of " + settings.maxAttempts()
+								+ "); retrying in " + backoff + "ms: " + error
+								+ ((mismatch == Mismatch.UNKNOWN_WRITER && !task.version().isEmpty())
+										? " (its payload was written for other parameters of the same version "
+												+ handler.version().version()
+												+ ": raise @QueuedTask(version) when a method's parameters change)"
+										: ""));
 				this.queue.observer().processed(task.queue(), "retry");
 				failed(task.queue(), task.id(), task.attempt(), failure, false);
+			}
+		}
+	}
+
+	/**
+	 * What a payload that does not bind to the method tells.
+	 */
+	private enum Mismatch {
+
+		/** Written for a later version of the method: an instance of it runs it. */
+		NEWER,
+
+		/**
+		 * Written by a method of unknown parameters (none recorded, or the same version
+		 * with other parameters): another instance may run it, so it is retried.
+		 */
+		UNKNOWN_WRITER,
+
+		/**
+		 * Not a JSON array, or written for this version or an earlier one: no instance of
+		 * this version or a later one can read it, so no retry can help.
+		 */
+		CANNOT_RUN
+
+	}
+
+	private static Mismatch mismatch(Handler handler, RedisTaskQueue.ClaimedTask task,
+			TaskArguments.PayloadMismatchException failure) {
+		if (failure.isPermanent()) {
+			return Mismatch.CANNOT_RUN;
+		}
+		TaskVersion written = TaskVersion.parse(task.version());
+		TaskVersion ours = handler.version();
+		if (written.signature() == null) {
+			return Mismatch.UNKNOWN_WRITER;
+		}
+		if (written.version() > ours.version()) {
+			return Mismatch.NEWER;
+		}
+		if (written.version() == ours.version() && !written.signature().equals(ours.signature())) {
+			return Mismatch.UNKNOWN_WRITER;
+		}
+		return Mismatch.CANNOT_RUN;
+	}
+
+	/**
+	 * A task written for a later version of its method than this instance runs (a rolling
+	 * deploy under way): handed back to waiting without spending an attempt, due again
+	 * after a poll interval, for an instance of that version.
+	 */
+	private void defer(Handler handler, TaskRun run) {
+		RedisTaskQueue.ClaimedTask task = run.task();
+		Duration delay = handler.settings().pollInterval();
+		if (settle(run, "defer", Long.toString(delay.toMillis()))) {
+			int version = TaskVersion.parse(task.version()).version();
+			String message = "Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
+					+ "' was written for version " + version + " of its method, and this instance runs version "
+					+ handler.version().version() + " (" + handler.method().toGenericString()
+					+ "): handed back (no attempt spent) for an instance of version " + version + " to run";
+			if (this.deferredVersions.add(task.queue() + ":" + version)) {
+				logger.info(message + " (said once per queue and version)");
+			}
+			else if (logger.isDebugEnabled()) {
+				logger.debug(message);
 			}
 		}
 	}
@@ -609,7 +691,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		return this.running;
 	}
 
-	record Handler(String beanName, Method method, TaskSettings taskSettings, QueueSettings settings) {
+	record Handler(String beanName, Method method, TaskSettings taskSettings, QueueSettings settings,
+			TaskVersion version) {
 	}
 
 	/**

@@ -163,48 +163,21 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * @param queue the queue name
 	 * @param id the task id
 	 * @param payload the arguments, as a JSON array
-	 * @param delay how long from now until the task is due
-	 * @param replace whether to replace a waiting task with the same id
-	 * @return whether enqueued (or replaced)
-	 */
-	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay, boolean replace) {
-		return enqueueJson(queue, id, payload, delay, null, replace, Duration.ZERO);
-	}
-
-	/**
-	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON.
-	 * @param queue the queue name
-	 * @param id the task id
-	 * @param payload the arguments, as a JSON array
 	 * @param delay how long from now until the task is due, when {@code runAt} is
 	 * {@code null}
 	 * @param runAt when the task is due (by the Redis server's clock; in the past: now),
 	 * or {@code null}
 	 * @param replace whether to replace a waiting task with the same id
+	 * @param dedupFor the dedup window (zero: none; see
+	 * {@link #enqueue(String, String, Object, Duration, Duration)})
+	 * @param version the version of the method the payload is written for (see
+	 * {@link TaskVersion#tag})
 	 * @return whether enqueued (or replaced)
 	 */
 	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
-			@Nullable Instant runAt, boolean replace) {
-		return enqueueJson(queue, id, payload, delay, runAt, replace, Duration.ZERO);
-	}
-
-	/**
-	 * Enqueue a {@code @QueuedTask} call whose arguments are already written as JSON,
-	 * with a dedup window (see
-	 * {@link #enqueue(String, String, Object, Duration, Duration)}).
-	 * @param queue the queue name
-	 * @param id the task id
-	 * @param payload the arguments, as a JSON array
-	 * @param delay how long from now until the task is due, when {@code runAt} is
-	 * {@code null}
-	 * @param runAt when the task is due, or {@code null}
-	 * @param replace whether to replace a waiting task with the same id
-	 * @param dedupFor the dedup window (zero: none)
-	 * @return whether enqueued (or replaced)
-	 */
-	public boolean enqueueCall(String queue, String id, String payload, @Nullable Duration delay,
-			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
-		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor);
+			@Nullable Instant runAt, boolean replace, Duration dedupFor, String version) {
+		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor, version,
+				this.instance + ":" + this.enqueueCalls.incrementAndGet());
 	}
 
 	/** The longest dedup window. */
@@ -225,7 +198,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay,
 			@Nullable Instant runAt, boolean replace, Duration dedupFor) {
-		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor,
+		return enqueueJson(queue, id, payload, delay, runAt, replace, dedupFor, "",
 				this.instance + ":" + this.enqueueCalls.incrementAndGet());
 	}
 
@@ -235,7 +208,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 * still waiting and answers as the first did.
 	 */
 	boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, @Nullable Instant runAt,
-			boolean replace, Duration dedupFor, String call) {
+			boolean replace, Duration dedupFor, String version, String call) {
 		Assert.hasText(id, "'id' must not be empty");
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";
@@ -243,7 +216,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		Long result;
 		if (this.observations.isNoop()) {
 			result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis), replace ? "1" : "0",
-					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at, window, call);
+					this.keys.channel(), queue, CallerContext.capture(this.json, Map.of()), at, window, call, version);
 		}
 		else {
 			// Tracing writes the trace into the enqueue's carrier, stored with the task.
@@ -253,7 +226,8 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 				Map<String, String> headers = ((TaskObservations.EnqueueContext) observation.getContext()).getCarrier();
 				result = run(ENQUEUE, this.keys.all(queue), id, payload, Long.toString(delayMillis),
 						replace ? "1" : "0", this.keys.channel(), queue,
-						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at, window, call);
+						CallerContext.capture(this.json, (headers != null) ? headers : Map.of()), at, window, call,
+						version);
 			}
 			catch (RuntimeException ex) {
 				observation.error(ex);
@@ -464,10 +438,10 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 			for (int i = 2; i < 2 + dead; i++) {
 				buried.add((String) flat.get(i));
 			}
-			for (int i = 2 + dead; i + 5 < flat.size(); i += 6) {
+			for (int i = 2 + dead; i + 6 < flat.size(); i += 7) {
 				tasks.add(new ClaimedTask(queue, (String) flat.get(i), (String) flat.get(i + 1),
 						(String) flat.get(i + 2), (String) flat.get(i + 3), ((Number) flat.get(i + 4)).intValue(),
-						(String) flat.get(i + 5)));
+						(String) flat.get(i + 5), (String) flat.get(i + 6)));
 			}
 		}
 		return new Claimed(tasks, nextDueMillis, buried);
@@ -526,10 +500,11 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	/**
 	 * A task claimed by a worker; {@code callerContext} is the enqueuing code's logging
-	 * context as JSON ({@code ""} when it had none).
+	 * context as JSON ({@code ""} when it had none), {@code version} the version of the
+	 * method its payload was written for ({@code ""} when none was recorded).
 	 */
 	record ClaimedTask(String queue, String id, String handle, String payload, String token, int attempt,
-			String callerContext) {
+			String callerContext, String version) {
 	}
 
 }

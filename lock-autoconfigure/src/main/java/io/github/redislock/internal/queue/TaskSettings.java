@@ -15,15 +15,17 @@ import org.jspecify.annotations.Nullable;
  * at once
  * @param visibilityTimeout how long a claimed task stays invisible without a renewal
  * @param workers concurrent runs of the queue's tasks on this instance
+ * @param version the version of the method, recorded with each task it enqueues
  * @since 0.1.0
  */
 public record TaskSettings(@Nullable Integer maxAttempts, @Nullable Duration backoff,
-		List<Class<? extends Throwable>> noRetryFor, @Nullable Duration visibilityTimeout, @Nullable Integer workers) {
+		List<Class<? extends Throwable>> noRetryFor, @Nullable Duration visibilityTimeout, @Nullable Integer workers,
+		int version) {
 
 	/**
-	 * Settings that take everything from {@code redislock.queue.*}.
+	 * Settings that take everything from {@code redislock.queue.*}, of version 1.
 	 */
-	public static final TaskSettings DEFAULTS = new TaskSettings(null, null, List.of(), null, null);
+	public static final TaskSettings DEFAULTS = new TaskSettings(null, null, List.of(), null, null, 1);
 
 	public TaskSettings {
 		noRetryFor = List.copyOf(noRetryFor);

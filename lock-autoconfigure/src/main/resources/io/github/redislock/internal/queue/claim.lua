@@ -13,7 +13,8 @@
 -- at most before it looks again, ms (with a margin), ARGV[8] n, then n pairs of handle and
 -- token of the claims the claimer still runs and holds, then the ids the claimer still runs
 -- Returns {ms until the next waiting task is due (-1: none), n, n ids sent to the dead
--- letters, then per task: id, handle, payload, token, attempt, context ('' when none)}
+-- letters, then per task: id, handle, payload, token, attempt, context ('' when none),
+-- version ('' when none recorded)}
 -- KEYS[16] this call's own key: a claim the client sends again (its answer was lost in a
 -- reconnect) finds what its first run claimed there and answers with those tasks (the ones
 -- still claimed by it), instead of claiming others and leaving those to lapse.
@@ -27,7 +28,8 @@ if CALL then
       if id and redis.call('HGET', CLAIMS, handle) == token then
         for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token,
             tonumber(redis.call('HGET', TASKS, handle .. ':attempts') or '1'),
-            redis.call('HGET', TASKS, handle .. ':context') or '' }) do
+            redis.call('HGET', TASKS, handle .. ':context') or '',
+            redis.call('HGET', TASKS, handle .. ':version') or '' }) do
           table.insert(again, value)
         end
       end
@@ -57,7 +59,8 @@ for _, handle in ipairs(redis.call('ZRANGEBYSCORE', INFLIGHT, '-inf', now, 'LIMI
     local attempts = tonumber(redis.call('HGET', TASKS, handle .. ':attempts') or '0')
     if attempts >= max_attempts then
       local info = cjson.encode({ attempts = attempts, error = 'Its worker never reported back after ' .. attempts
-        .. ' attempt(s) (killed, halted, or cut off from Redis longer than the visibility timeout)' })
+        .. ' attempt(s) (killed, halted, or cut off from Redis longer than the visibility timeout)',
+        version = redis.call('HGET', TASKS, handle .. ':version') or nil })
       if redis.call('HGET', TASKS, handle .. ':dedup') then
         redis.call('ZREM', DEDUP, id)
       end
@@ -121,7 +124,7 @@ while taken < max and skipped < 1000 do
       redis.call('HDEL', TASKS, handle .. ':call')
       mark_dedup(id, handle)
       for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token, attempt,
-          redis.call('HGET', TASKS, handle .. ':context') or '' }) do
+          redis.call('HGET', TASKS, handle .. ':context') or '', redis.call('HGET', TASKS, handle .. ':version') or '' }) do
         table.insert(claimed, value)
       end
       taken = taken + 1

@@ -8,6 +8,8 @@
 -- (with a dedup window) a task of the id runs or ran within its window.
 -- ARGV[10] the call's own id: the call sent again (its answer was lost in a reconnect) finds
 -- the task it enqueued (handle:call) still waiting, and answers 1 again without a change.
+-- ARGV[11] the version of the method the payload was written for ('version:digest'; absent
+-- or empty: none recorded).
 local id = ARGV[1]
 local call = ARGV[10]
 if call and call ~= '' then
@@ -34,7 +36,7 @@ local due = now + tonumber(ARGV[3])
 if ARGV[8] and ARGV[8] ~= '' then
   due = math.max(now, tonumber(ARGV[8]))
 end
-local handle = new_task(id, ARGV[2], due, ARGV[7])
+local handle = new_task(id, ARGV[2], due, ARGV[7], ARGV[11])
 if call and call ~= '' then
   redis.call('HSET', TASKS, handle .. ':call', call)
 end

@@ -64,11 +64,16 @@ local function remove_waiting(id, handle)
 end
 
 -- context: the caller's logging context (JSON), stored only when there is one.
-local function new_task(id, payload, due, context)
+-- version: the version of the method the payload was written for, 'version:signature digest'
+-- (a @QueuedTask call's; empty for a payload of the plain API), stored only when given.
+local function new_task(id, payload, due, context, version)
   local handle = new_handle()
   redis.call('HSET', TASKS, handle .. ':id', id, handle .. ':payload', payload)
   if context and context ~= '' then
     redis.call('HSET', TASKS, handle .. ':context', context)
+  end
+  if version and version ~= '' then
+    redis.call('HSET', TASKS, handle .. ':version', version)
   end
   add_waiting(id, handle, due)
   return handle
@@ -81,7 +86,7 @@ end
 -- Delete a task's own fields: nothing of another task is touched.
 local function forget(handle)
   redis.call('HDEL', TASKS, handle .. ':id', handle .. ':payload', handle .. ':attempts', handle .. ':context',
-    handle .. ':dedup', handle .. ':call')
+    handle .. ':dedup', handle .. ':call', handle .. ':version')
 end
 
 -- A task with a dedup window (handle:dedup, ms) marks its id until that long from now (when

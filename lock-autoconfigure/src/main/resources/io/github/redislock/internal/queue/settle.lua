@@ -2,7 +2,8 @@
 -- claim cannot touch a task someone else now runs).
 -- ARGV[1] action: 'ack' (done), 'extend' (push the deadline out by ARGV[2] ms), 'retry'
 -- (waiting again, due in ARGV[2] ms), 'dead' (to the dead letters, ARGV[2] = info JSON),
--- 'release' (waiting again, due now, attempt not counted); ARGV[3] max dead, ARGV[4] max
+-- 'release' (waiting again, due now, attempt not counted), 'defer' (waiting again, due in
+-- ARGV[2] ms, attempt not counted: its payload is for a newer version of the method); ARGV[3] max dead, ARGV[4] max
 -- dead age ms, ARGV[5] notification channel, ARGV[6] queue name; then ARGV[7..] pairs of
 -- handle, token.
 -- Returns a list: 1 where settled, 0 where the claim no longer matched.
@@ -48,6 +49,10 @@ for i = 7, #ARGV, 2 do
         redis.call('HINCRBY', TASKS, handle .. ':attempts', -1)
         add_waiting(id, handle, now)
         wake = true
+      elseif action == 'defer' then
+        redis.call('HINCRBY', TASKS, handle .. ':attempts', -1)
+        add_waiting(id, handle, now + tonumber(ARGV[2]))
+        wake = wakes_idle(now + tonumber(ARGV[2])) or wake
       elseif action == 'dead' then
         -- Failed for good: it keeps no one from trying again.
         if redis.call('HGET', TASKS, handle .. ':dedup') then

@@ -72,7 +72,7 @@ class AcknowledgementsTests {
 		// One of them lost its claim (another worker's token now).
 		RedisTaskQueue.ClaimedTask stale = claimed.get(17);
 		claimed.set(17, new RedisTaskQueue.ClaimedTask(stale.queue(), stale.id(), stale.handle(), stale.payload(),
-				"not-the-token", stale.attempt(), stale.callerContext()));
+				"not-the-token", stale.attempt(), stale.callerContext(), stale.version()));
 		Acknowledgements acknowledgements = new Acknowledgements(this.tasks, this.queue, 100, Duration.ofDays(1));
 		List<Future<Boolean>> answers = new ArrayList<>();
 		// An acknowledgement under way: the others queue up behind it.

@@ -72,7 +72,7 @@ class QueueWorkerDeathTests {
 				await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(raw.hasKey(claims)));
 				boolean[] settled = queue.settle(this.queue, "ack", "", 100, Duration.ofDays(1),
 						List.of(new RedisTaskQueue.ClaimedTask(this.queue, job, handle, "[\"" + job + "\"]", deadClaim,
-								1, "")));
+								1, "", "")));
 				assertThat(settled).containsExactly(false);
 				assertThat(queue.size(this.queue)).isZero();
 				assertThat(RUNS.get(job)).as("ran once here, after the dead worker's run").hasValue(1);

@@ -191,11 +191,12 @@ class QueuedTaskTests {
 	}
 
 	/**
-	 * A deploy changed the method: a payload written before it got its last parameter
-	 * runs (that parameter {@code null}); one that does not fit this version (an argument
-	 * more, as a newer version writes during a rolling deploy) is retried like a failure,
-	 * and dead-lettered with the reason and the method once its attempts are used up; one
-	 * that no version can read (not a JSON array) goes to the dead letters at once.
+	 * Payloads that record no version (enqueued through the plain API): one written
+	 * before the method got its last parameter runs (that parameter {@code null}); one
+	 * that does not fit (an argument more) may be another version's, so it is retried
+	 * like a failure, and dead-lettered with the reason and the method once its attempts
+	 * are used up; one that no version can read (not a JSON array) goes to the dead
+	 * letters at once.
 	 */
 	@Test
 	void tasksWrittenForAnotherVersionOfTheMethodRunOrAreDeadLetteredAtOnce() {
@@ -217,6 +218,65 @@ class QueuedTaskTests {
 					.contains("keyed(java.lang.String,java.lang.String)");
 			}
 			assertThat(runs()).doesNotContainKeys("newer", "broken");
+		});
+	}
+
+	/**
+	 * Each task records the version of the method that wrote it. A payload that does not
+	 * bind: written for a later version (a rolling deploy under way), it is handed back
+	 * without spending an attempt, for an instance of that version; written for this
+	 * version's parameters or an earlier version, it goes to the dead letters at once (no
+	 * retry can help), its details naming the reason and the version; written for the
+	 * same version with other parameters (the version was not raised), it is retried like
+	 * any failure, as another instance may run it.
+	 */
+	@Test
+	void aPayloadThatDoesNotBindIsHandedBackDeadLetteredOrRetriedByTheVersionItWasWrittenFor() throws Exception {
+		this.runner.withPropertyValues("redislock.queue.max-attempts=3").run((context) -> {
+			RedisTaskQueue queue = context.getBean(RedisTaskQueue.class);
+			java.lang.reflect.Method keyed = Tasks.class.getMethod("keyed", String.class, String.class);
+			String payload = "[\"%s\",\"value\",\"an argument more\"]";
+			String keyedQueue = queue("keyed");
+			queue.enqueueCall(keyedQueue, "later", payload.formatted("later"), null, null, false, Duration.ZERO,
+					"2:0123456789abcdef");
+			queue.enqueueCall(keyedQueue, "same", payload.formatted("same"), null, null, false, Duration.ZERO,
+					TaskVersion.tag(keyed, 1));
+			queue.enqueueCall(keyedQueue, "unraised", payload.formatted("unraised"), null, null, false, Duration.ZERO,
+					"1:0123456789abcdef");
+			String versioned = queue("versioned");
+			queue.enqueueCall(versioned, "older", "[\"older\", {\"not\": \"a string\"}]", null, null, false,
+					Duration.ZERO, "1:0123456789abcdef");
+			DeadLetters dead = context.getBean(DeadLetters.class);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> dead.list(keyedQueue, 10).size() == 2 && dead.list(versioned, 10).size() == 1);
+			Map<String, DeadTask> died = new java.util.HashMap<>();
+			dead.list(keyedQueue, 10).forEach((task) -> died.put(task.id(), task));
+			assertThat(died).containsOnlyKeys("same", "unraised");
+			assertThat(died.get("same").attempts()).as("written for this version: not retried").isEqualTo(1);
+			assertThat(died.get("unraised").attempts()).as("same version, other parameters: retried").isEqualTo(3);
+			assertThat(dead.list(versioned, 10).get(0).attempts()).as("an earlier version's: not retried").isEqualTo(1);
+			String info = (String) raw().opsForHash().get("redislock:queue:{" + keyedQueue + "}:dead-info", "same");
+			assertThat(info).contains("\"reason\":\"payload-mismatch\"")
+				.contains("\"version\":\"" + TaskVersion.tag(keyed, 1) + "\"")
+				.contains("keyed(java.lang.String,java.lang.String)");
+			// The later version's task was handed back, again and again, never spending
+			// an
+			// attempt: it waits for an instance of version 2.
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> raw().opsForHash()
+					.entries("redislock:queue:{" + keyedQueue + "}:tasks")
+					.entrySet()
+					.stream()
+					.anyMatch((entry) -> entry.getKey().toString().endsWith(":attempts")
+							&& "0".equals(entry.getValue())));
+			assertThat(queue.find(keyedQueue, "later")).isNotNull();
+			assertThat(runs()).doesNotContainKeys("later", "same", "unraised", "older");
+			// Requeued from the dead letters, a task keeps the version it was written
+			// for.
+			assertThat(dead.requeue(keyedQueue, "same")).isTrue();
+			await().atMost(Duration.ofSeconds(20)).until(() -> dead.list(keyedQueue, 10).size() == 2);
+			assertThat((String) raw().opsForHash().get("redislock:queue:{" + keyedQueue + "}:dead-info", "same"))
+				.contains("\"version\":\"" + TaskVersion.tag(keyed, 1) + "\"");
 		});
 	}
 
@@ -276,7 +336,7 @@ class QueuedTaskTests {
 	 */
 	@Test
 	void aPayloadMigrationRewritesOldPayloadsBeforeTheyAreRead() {
-		this.runner.withBean(TaskPayloadMigration.class, () -> (queue, method, payload) -> {
+		this.runner.withBean(TaskPayloadMigration.class, () -> (queue, method, version, payload) -> {
 			if (method.getName().equals("recordValue") && !payload.contains(",")) {
 				return payload.replace("]", ",\"migrated\"]");
 			}
@@ -658,6 +718,18 @@ class QueuedTaskTests {
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.hasStackTraceContaining("delay 'soon' is not a duration"));
+		this.runner.withBean(VersionZero.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("@QueuedTask on QueuedTaskTests.VersionZero.call(String): version 0 is not"));
+	}
+
+	static class VersionZero {
+
+		@QueuedTask(version = 0)
+		public void call(String name) {
+		}
+
 	}
 
 	/**
@@ -892,6 +964,11 @@ class QueuedTaskTests {
 				}
 			}
 			ran(currentQueue(), id + "-done");
+		}
+
+		@QueuedTask(queue = "${test.queue}.versioned", id = "#id", version = 2)
+		public void versioned(String id, String value) {
+			ran(currentQueue(), id);
 		}
 
 		@QueuedTask(queue = "${test.queue}.opaque")

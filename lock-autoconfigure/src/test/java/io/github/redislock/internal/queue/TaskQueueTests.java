@@ -157,7 +157,7 @@ class TaskQueueTests {
 		assertThat(again.attempt()).isEqualTo(1);
 		// A claim that was lost (another token) is still told so.
 		RedisTaskQueue.ClaimedTask stale = new RedisTaskQueue.ClaimedTask(again.queue(), again.id(), again.handle(),
-				again.payload(), again.token() + "-other", again.attempt(), again.callerContext());
+				again.payload(), again.token() + "-other", again.attempt(), again.callerContext(), again.version());
 		assertThat(this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), List.of(stale)))
 			.containsExactly(false);
 	}
@@ -230,11 +230,11 @@ class TaskQueueTests {
 			String id = replace ? "replaced" : "kept";
 			for (int run = 1; run <= 2; run++) {
 				assertThat(this.tasks.enqueueJson(this.queue, id, "\"" + id + "\"", null, null, replace, Duration.ZERO,
-						"caller:" + id))
+						"", "caller:" + id))
 					.as("%s, run %d", id, run)
 					.isTrue();
 			}
-			assertThat(this.tasks.enqueueJson(this.queue, id, "\"other\"", null, null, false, Duration.ZERO,
+			assertThat(this.tasks.enqueueJson(this.queue, id, "\"other\"", null, null, false, Duration.ZERO, "",
 					"caller:other"))
 				.as("another call of the id")
 				.isFalse();
