@@ -59,8 +59,11 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		@Nullable Object[] arguments = invocation.getArguments();
-		String payload = TaskArguments.write(this.json.obtain(), operation.method(), operation.description(),
+		JsonMapper json = this.json.obtain();
+		String payload = TaskArguments.write(json, operation.method(), operation.description(),
 				operation.parameterNames(), arguments);
+		TaskArguments.checkReadsBack(json, operation.method(), operation.description(), operation.parameterNames(),
+				operation.readBackChecked(), arguments, payload);
 		String id = (operation.id() != null) ? operation.id().join(arguments) : digest(payload);
 		Duration delay = operation.delay(arguments);
 		Instant runAt = operation.runAt(arguments);

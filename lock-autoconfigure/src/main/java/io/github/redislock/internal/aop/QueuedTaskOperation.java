@@ -27,10 +27,13 @@ import org.jspecify.annotations.Nullable;
  * again (zero: none)
  * @param versionTag the version of the method recorded with each task (see
  * {@code TaskVersion})
+ * @param readBackChecked per parameter whether its arguments are read back at enqueue
+ * (see {@code TaskArguments.checkReadsBack})
  */
 record QueuedTaskOperation(String description, String queue, @Nullable LockKeyExpressions id, Duration delay,
 		@Nullable LockKeyExpressions delayExpression, @Nullable LockKeyExpressions runAt, OnDuplicate onDuplicate,
-		TaskSettings settings, String[] parameterNames, Method method, Duration dedupFor, String versionTag) {
+		TaskSettings settings, String[] parameterNames, Method method, Duration dedupFor, String versionTag,
+		boolean[] readBackChecked) {
 
 	/**
 	 * Return how long after now one call's task is due.

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.redislock.annotation.QueuedTask;
+import io.github.redislock.internal.queue.TaskArguments;
 import io.github.redislock.internal.queue.TaskSettings;
 import io.github.redislock.internal.queue.TaskVersion;
 import org.jspecify.annotations.Nullable;
@@ -101,7 +102,8 @@ public final class QueuedTaskSource {
 		TaskSettings settings = settings(annotation, description);
 		return new QueuedTaskOperation(description, queue, id, (delay != null) ? delay : Duration.ZERO, delayExpression,
 				runAt, annotation.onDuplicate(), settings, LockKeyExpressions.parameterNames(method), method,
-				(dedupFor != null) ? dedupFor : Duration.ZERO, TaskVersion.tag(method, settings.version()));
+				(dedupFor != null) ? dedupFor : Duration.ZERO, TaskVersion.tag(method, settings.version()),
+				TaskArguments.readBackChecked(method));
 	}
 
 	private TaskSettings settings(QueuedTask annotation, String description) {

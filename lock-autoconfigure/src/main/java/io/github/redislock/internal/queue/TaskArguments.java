@@ -75,6 +75,202 @@ public final class TaskArguments {
 	}
 
 	/**
+	 * The JDK's value types: their JSON always reads back as it was written.
+	 */
+	private static final List<Class<?>> VALUES = List.of(CharSequence.class, Number.class, Boolean.class,
+			Character.class, Enum.class, java.util.UUID.class, java.time.temporal.TemporalAccessor.class,
+			java.time.temporal.TemporalAmount.class, java.time.ZoneId.class, java.util.Locale.class,
+			java.util.Currency.class, java.net.URI.class, java.net.URL.class, byte[].class);
+
+	/**
+	 * Decide, per parameter of a {@code @QueuedTask} method, whether its arguments are
+	 * read back at enqueue ({@link #checkReadsBack}): all but the JDK's value types
+	 * (strings, numbers, enums, dates and times, UUIDs, …) and collections, maps and
+	 * {@code Optional}s of them, whose JSON always reads back as written.
+	 * @param method the method
+	 * @return per parameter whether to check it
+	 */
+	public static boolean[] readBackChecked(Method method) {
+		Type[] types = method.getGenericParameterTypes();
+		boolean[] checked = new boolean[types.length];
+		for (int i = 0; i < types.length; i++) {
+			checked[i] = !isValue(types[i]);
+		}
+		return checked;
+	}
+
+	private static boolean isValue(Type type) {
+		if (type instanceof Class<?> type_) {
+			Class<?> plain = org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type_);
+			if (Number.class.isAssignableFrom(plain) && !plain.getName().startsWith("java.")) {
+				return false;
+			}
+			return VALUES.stream().anyMatch((value) -> value.isAssignableFrom(plain));
+		}
+		if (type instanceof java.lang.reflect.ParameterizedType parameterized
+				&& parameterized.getRawType() instanceof Class<?> raw
+				&& (java.util.Collection.class.isAssignableFrom(raw) || java.util.Map.class.isAssignableFrom(raw)
+						|| raw == Optional.class)) {
+			for (Type argument : parameterized.getActualTypeArguments()) {
+				if (!isValue(argument)) {
+					return false;
+				}
+			}
+			return true;
+		}
+		return false;
+	}
+
+	/**
+	 * Check that the arguments of the parameters {@code checked} read back from the
+	 * payload in their shape: written by their classes, the value read back has the same
+	 * properties, the same kinds of values (string, number, boolean, null, object, array)
+	 * and as many elements (in any order: a set's may change) as the argument. What does
+	 * not would reach the task as another value: a subclass passed where its base class
+	 * is declared, a property that is written and never read, a value that cannot be read
+	 * back at all.
+	 * @param json the mapper
+	 * @param method the method
+	 * @param description the method, for messages
+	 * @param parameterNames the method's parameter names, for messages
+	 * @param checked per parameter whether to check it ({@link #readBackChecked})
+	 * @param arguments the arguments
+	 * @param payload what {@link #write} wrote for them
+	 * @throws IllegalArgumentException naming the argument and where it differs
+	 */
+	public static void checkReadsBack(JsonMapper json, Method method, String description, String[] parameterNames,
+			boolean[] checked, @Nullable Object[] arguments, String payload) {
+		boolean any = false;
+		for (int i = 0; i < checked.length; i++) {
+			any |= checked[i] && arguments[i] != null;
+		}
+		if (!any) {
+			return;
+		}
+		Type[] types = method.getGenericParameterTypes();
+		tools.jackson.databind.JsonNode written = json.readTree(payload);
+		for (int i = 0; i < checked.length; i++) {
+			Object argument = arguments[i];
+			if (!checked[i] || argument == null) {
+				continue;
+			}
+			Object readBack;
+			try {
+				readBack = json.readerFor(json.constructType(types[i])).readValue(written.get(i));
+			}
+			catch (JacksonException ex) {
+				throw new IllegalArgumentException(description + ": argument '" + parameterNames[i] + "' ("
+						+ argument.getClass().getName() + ") cannot be read back from the JSON it is written as, so"
+						+ " the call was not enqueued: " + ex.getOriginalMessage(), ex);
+			}
+			String difference = shapeDifference(json.valueToTree(argument), json.valueToTree(readBack), "");
+			if (difference != null) {
+				throw new IllegalArgumentException(description + ": argument '" + parameterNames[i] + "' ("
+						+ argument.getClass().getName() + ") does not read back from JSON as it was written (at "
+						+ difference + "): the task would run with another value, so the call was not enqueued;"
+						+ " declare the parameter as the class of its values, and give that class what Jackson needs"
+						+ " to read every property it writes");
+			}
+		}
+	}
+
+	/**
+	 * Return where two JSON values differ in shape, as {@code "/path: written as X,
+	 * read back as Y"}, or {@code null} when they do not.
+	 */
+	private static @Nullable String shapeDifference(tools.jackson.databind.JsonNode written,
+			tools.jackson.databind.JsonNode readBack, String path) {
+		String writtenKind = kind(written);
+		String readKind = kind(readBack);
+		if (!writtenKind.equals(readKind)) {
+			return ((path.isEmpty()) ? "/" : path) + ": written as " + writtenKind + ", read back as " + readKind;
+		}
+		if (written.isObject()) {
+			java.util.Set<String> names = new java.util.TreeSet<>(written.propertyNames());
+			names.addAll(readBack.propertyNames());
+			for (String name : names) {
+				tools.jackson.databind.JsonNode first = written.get(name);
+				tools.jackson.databind.JsonNode second = readBack.get(name);
+				if (first == null || second == null) {
+					return path + "/" + name + ": "
+							+ ((first == null) ? "not written, read back" : "written, not read back");
+				}
+				String difference = shapeDifference(first, second, path + "/" + name);
+				if (difference != null) {
+					return difference;
+				}
+			}
+		}
+		else if (written.isArray()) {
+			if (written.size() != readBack.size()) {
+				return ((path.isEmpty()) ? "/" : path) + ": " + written.size() + " element(s) written, "
+						+ readBack.size() + " read back";
+			}
+			// In any order: a set's elements may come back in another.
+			List<String> first = new java.util.ArrayList<>();
+			List<String> second = new java.util.ArrayList<>();
+			for (int i = 0; i < written.size(); i++) {
+				first.add(signature(written.get(i)));
+				second.add(signature(readBack.get(i)));
+			}
+			java.util.Collections.sort(first);
+			java.util.Collections.sort(second);
+			if (!first.equals(second)) {
+				for (int i = 0; i < written.size(); i++) {
+					String difference = shapeDifference(written.get(i), readBack.get(i), path + "/" + i);
+					if (difference != null) {
+						return difference;
+					}
+				}
+				return ((path.isEmpty()) ? "/" : path) + ": its elements differ in shape";
+			}
+		}
+		return null;
+	}
+
+	private static String kind(tools.jackson.databind.JsonNode node) {
+		if (node.isObject()) {
+			return "an object";
+		}
+		if (node.isArray()) {
+			return "an array";
+		}
+		if (node.isNumber()) {
+			return "a number";
+		}
+		if (node.isBoolean()) {
+			return "a boolean";
+		}
+		if (node.isNull() || node.isMissingNode()) {
+			return "null";
+		}
+		// Strings, and what JSON writes as strings (binary).
+		return "a string";
+	}
+
+	/**
+	 * The shape of a JSON value as text: kinds, property names and elements (sorted).
+	 */
+	private static String signature(tools.jackson.databind.JsonNode node) {
+		if (node.isObject()) {
+			java.util.Map<String, String> properties = new java.util.TreeMap<>();
+			for (String name : node.propertyNames()) {
+				properties.put(name, signature(node.get(name)));
+			}
+			return properties.toString();
+		}
+		if (node.isArray()) {
+			List<String> elements = new java.util.ArrayList<>();
+			for (tools.jackson.databind.JsonNode element : node) {
+				elements.add(signature(element));
+			}
+			java.util.Collections.sort(elements);
+			return elements.toString();
+		}
+		return kind(node);
+	}
+
+	/**
 	 * Types that are never a task's argument: resources and handles that exist only in
 	 * this process (streams, channels, connections, threads), and classes, which a
 	 * payload must never name.

@@ -382,6 +382,28 @@ class QueuedTaskTests {
 		});
 	}
 
+	/**
+	 * An argument that would reach the task as another value (a subclass passed where its
+	 * base class is declared: its own properties would be lost) fails the call, naming
+	 * the argument, and nothing is enqueued.
+	 */
+	@Test
+	void anArgumentThatDoesNotReadBackAsItWasWrittenFailsTheCallAndWritesNothing() {
+		this.runner.withPropertyValues("redislock.queue.workers=0").run((context) -> {
+			TaskArgumentsTests.Special special = new TaskArgumentsTests.Special();
+			special.id = "s-1";
+			special.extra = "would be lost";
+			assertThatIllegalArgumentException().isThrownBy(() -> context.getBean(Tasks.class).base(special))
+				.withMessageContaining("QueuedTaskTests.Tasks.base(Base): argument 'base' (")
+				.withMessageContaining("/extra: written, not read back");
+			TaskArgumentsTests.Base base = new TaskArgumentsTests.Base();
+			base.id = "b-1";
+			assertThat(queueKeys()).isEmpty();
+			context.getBean(Tasks.class).base(base);
+			assertThat(context.getBean(TaskQueue.class).size(queue("base"))).isOne();
+		});
+	}
+
 	@Test
 	void callInsideATransactionIsEnqueuedAfterCommitAndNotAtAllOnRollback() {
 		this.runner
@@ -969,6 +991,10 @@ class QueuedTaskTests {
 		@QueuedTask(queue = "${test.queue}.versioned", id = "#id", version = 2)
 		public void versioned(String id, String value) {
 			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.base")
+		public void base(TaskArgumentsTests.Base base) {
 		}
 
 		@QueuedTask(queue = "${test.queue}.opaque")

@@ -132,4 +132,114 @@ class TaskArgumentsTests {
 			.withMessageContaining("argument 'loop'");
 	}
 
+	static class Base {
+
+		public String id;
+
+	}
+
+	static class Special extends Base {
+
+		public String extra;
+
+	}
+
+	static class Receipt {
+
+		public String id;
+
+		@com.fasterxml.jackson.annotation.JsonProperty(
+				access = com.fasterxml.jackson.annotation.JsonProperty.Access.READ_ONLY)
+		public String total;
+
+	}
+
+	record Circle(double radius) implements QueuedTaskTests.Shape {
+
+		@Override
+		public double area() {
+			return Math.PI * this.radius * this.radius;
+		}
+
+	}
+
+	record Drawing(QueuedTaskTests.Shape shape) {
+	}
+
+	@SuppressWarnings("unused")
+	void keep(Base base, Receipt receipt, Drawing drawing, java.util.Set<String> tags, java.time.OffsetDateTime at,
+			Payment payment, Object anything) {
+	}
+
+	private Method keep() throws NoSuchMethodException {
+		return getClass().getDeclaredMethod("keep", Base.class, Receipt.class, Drawing.class, java.util.Set.class,
+				java.time.OffsetDateTime.class, Payment.class, Object.class);
+	}
+
+	private static final String[] KEEP = { "base", "receipt", "drawing", "tags", "at", "payment", "anything" };
+
+	private void enqueue(Object... arguments) throws Exception {
+		boolean[] checked = TaskArguments.readBackChecked(keep());
+		String payload = TaskArguments.write(this.json, keep(), "keep", KEEP, arguments);
+		TaskArguments.checkReadsBack(this.json, keep(), "keep", KEEP, checked, arguments, payload);
+	}
+
+	/**
+	 * What JSON reads back as it was written in shape (the same properties, the same
+	 * kinds of values, as many elements) is accepted at enqueue: a set (whose order may
+	 * change), a date with an offset (read back in UTC), a type with a type id, plain
+	 * values.
+	 */
+	@Test
+	void argumentsThatReadBackInTheirShapeAreAccepted() throws Exception {
+		Base base = new Base();
+		base.id = "b-1";
+		Receipt receipt = new Receipt();
+		receipt.id = "r-1";
+		java.util.Set<String> tags = new java.util.HashSet<>();
+		for (int i = 0; i < 50; i++) {
+			tags.add("tag-" + i);
+		}
+		enqueue(base, receipt, new Drawing(null), tags, java.time.OffsetDateTime.parse("2026-11-26T10:15:30+02:00"),
+				new Card("4111"), Map.of("k", List.of(1, 2)));
+		enqueue(null, null, null, null, null, null, null);
+	}
+
+	/**
+	 * What would reach the task as another value is refused at enqueue, naming the
+	 * argument and where it differs: a subclass passed where its base class is declared
+	 * (its own properties would be lost), a property that is written but never read, a
+	 * value that cannot be read back at all.
+	 */
+	@Test
+	void anArgumentThatDoesNotReadBackInItsShapeIsRefused() throws Exception {
+		Special special = new Special();
+		special.id = "s-1";
+		special.extra = "kept?";
+		assertThatIllegalArgumentException().isThrownBy(() -> enqueue(special, null, null, null, null, null, null))
+			.withMessageContaining("keep: argument 'base' (" + Special.class.getName() + ")")
+			.withMessageContaining("/extra")
+			.withMessageContaining("so the call was not enqueued");
+		Receipt receipt = new Receipt();
+		receipt.id = "r-1";
+		receipt.total = "12.50";
+		assertThatIllegalArgumentException().isThrownBy(() -> enqueue(null, receipt, null, null, null, null, null))
+			.withMessageContaining("argument 'receipt'")
+			.withMessageContaining("/total: written as a string, read back as null");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> enqueue(null, null, new Drawing(new Circle(1)), null, null, null, null))
+			.withMessageContaining("argument 'drawing'")
+			.withMessageContaining("cannot be read back");
+	}
+
+	/**
+	 * The check is decided per parameter at start: the JDK's value types (and collections
+	 * and maps of them), whose JSON always reads back as written, are not checked.
+	 */
+	@Test
+	void onlyParametersWhoseValuesMayNotReadBackAreChecked() throws Exception {
+		assertThat(TaskArguments.readBackChecked(method())).containsExactly(false, false, true, false, true);
+		assertThat(TaskArguments.readBackChecked(keep())).containsExactly(true, true, true, false, false, true, true);
+	}
+
 }
