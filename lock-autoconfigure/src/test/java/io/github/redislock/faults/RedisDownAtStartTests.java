@@ -97,6 +97,52 @@ class RedisDownAtStartTests {
 	}
 
 	/**
+	 * Redis goes away while the workers run, and comes back: the notifications are
+	 * subscribed again, so a task enqueued then runs at once, as before the outage, not
+	 * at the workers' next look (a 5 s poll interval here). Twice: the connections cut (a
+	 * load balancer), then the server restarted after an outage.
+	 */
+	@Test
+	void queueWorkersPickUpTasksAtOnceAfterAnOutageWhileTheyRan() {
+		LocalRedisServer redis = this.servers.start();
+		String queue = "outage-" + java.util.UUID.randomUUID();
+		try (io.github.redislock.test.TcpProxy proxy = io.github.redislock.test.TcpProxy.to(redis)) {
+			LockApplicationContextRunner.unconfigured()
+				.withConfiguration(org.springframework.boot.autoconfigure.AutoConfigurations
+					.of(io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port(),
+						"spring.data.redis.timeout=1s", "redislock.queue.poll-interval=5s", "test.queue=" + queue)
+				.withBean(Mailer.class)
+				.run((context) -> {
+					Mailer mailer = context.getBean(Mailer.class);
+					assertPickedUpAtOnce(redis, queue, mailer, "steady");
+					proxy.cutConnections();
+					assertPickedUpAtOnce(redis, queue, mailer, "after-cut");
+					redis.kill();
+					// The workers' looks fail for a while.
+					Thread.sleep(3000);
+					this.servers.restart(redis);
+					assertPickedUpAtOnce(redis, queue, mailer, "after-restart");
+				});
+		}
+	}
+
+	private static void assertPickedUpAtOnce(LocalRedisServer redis, String queue, Mailer mailer, String what) {
+		// The workers looked, found nothing, and sleep a poll interval.
+		await().atMost(Duration.ofSeconds(30))
+			.ignoreExceptions()
+			.until(() -> redis.template().hasKey("redislock:queue:{" + queue + "}:idle"));
+		long enqueued = System.nanoTime();
+		await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+			mailer.send(what);
+			return true;
+		});
+		await().atMost(Duration.ofSeconds(30)).until(() -> Mailer.SENT.contains(queue + ":" + what));
+		assertThat(Duration.ofNanos(System.nanoTime() - enqueued)).as("%s: picked up after the enqueue", what)
+			.isLessThan(Duration.ofSeconds(2));
+	}
+
+	/**
 	 * Redis is back for the shared connection, but refuses new connections (maxclients
 	 * reached, a proxy): the subscription to the notifications keeps failing, and a task
 	 * claimed meanwhile still runs (found in review: the subscription was made on the
