@@ -70,13 +70,20 @@ public final class JedisApplication {
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(Application.class)
 			.web(WebApplicationType.NONE)
 			.run("--spring.data.redis.host=" + host, "--spring.data.redis.port=" + port,
-					"--spring.data.redis.client-type=jedis", "--redislock.queue.workers=0")) {
+					"--spring.data.redis.client-type=jedis", "--redislock.queue.workers=2",
+					"--redislock.queue.backoff.initial=10ms", "--redislock.queue.poll-interval=200ms")) {
 			String factory = context.getBean(RedisConnectionFactory.class).getClass().getSimpleName();
 			long token = context.getBean(Guarded.class).run();
 			long asyncToken = context.getBean(Guarded.class).runAsync().get(30, java.util.concurrent.TimeUnit.SECONDS);
+			Mailer mailer = context.getBean(Mailer.class);
+			for (String id : java.util.List.of("a", "b", "flaky")) {
+				mailer.send(id);
+			}
+			boolean queued = Mailer.SENT.await(30, java.util.concurrent.TimeUnit.SECONDS);
 			boolean reactor = org.springframework.util.ClassUtils.isPresent("reactor.core.publisher.Mono", null);
 			System.out.println("done factory=" + factory + " token=" + token + " asyncToken=" + asyncToken + " reactor="
-					+ reactor + " reactiveTemplate=" + context.containsBean("reactiveRedisLockTemplate"));
+					+ reactor + " reactiveTemplate=" + context.containsBean("reactiveRedisLockTemplate") + " queued="
+					+ queued + " flakyRuns=" + Mailer.FLAKY_RUNS.get());
 		}
 		catch (Throwable ex) {
 			System.out.println("failed " + ex);
@@ -86,8 +93,28 @@ public final class JedisApplication {
 
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import(Guarded.class)
+	@Import({ Guarded.class, Mailer.class })
 	static class Application {
+
+	}
+
+	/**
+	 * Tasks run by the queue's workers on Jedis; one fails its first attempt and is
+	 * retried.
+	 */
+	static class Mailer {
+
+		static final java.util.concurrent.CountDownLatch SENT = new java.util.concurrent.CountDownLatch(3);
+
+		static final java.util.concurrent.atomic.AtomicInteger FLAKY_RUNS = new java.util.concurrent.atomic.AtomicInteger();
+
+		@io.github.redislock.annotation.QueuedTask(queue = "jedis-mail-${random.uuid}", id = "#id")
+		public void send(String id) {
+			if (id.equals("flaky") && FLAKY_RUNS.incrementAndGet() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			SENT.countDown();
+		}
 
 	}
 

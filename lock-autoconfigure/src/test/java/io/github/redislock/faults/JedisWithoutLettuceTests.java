@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * An application on Jedis, with Lettuce excluded from its class path, as a Spring Boot
  * application that swaps the client does it: the locks work through Spring Data's
- * connections, and replica acknowledgement (which needs Lettuce) is refused with a
- * message naming the property.
+ * connections, the queue's workers run tasks (and retry a failed one), and replica
+ * acknowledgement (which needs Lettuce) is refused with a message naming the property.
  */
 @ExtendWith(RedisExtension.class)
 class JedisWithoutLettuceTests {
@@ -40,7 +40,9 @@ class JedisWithoutLettuceTests {
 		try (ChildJvm application = ChildJvm.startWithout(List.of("lettuce-core", "reactor-core"),
 				JedisApplication.class, this.redis.host(), Integer.toString(this.redis.port()), "boot")) {
 			String line = String.join(" ", application.await("done", Duration.ofSeconds(90)));
-			assertThat(line).contains("factory=JedisConnectionFactory", "reactor=false", "reactiveTemplate=false")
+			assertThat(line)
+				.contains("factory=JedisConnectionFactory", "reactor=false", "reactiveTemplate=false", "queued=true",
+						"flakyRuns=2")
 				.doesNotContain("token=0")
 				.doesNotContain("asyncToken=0");
 		}
