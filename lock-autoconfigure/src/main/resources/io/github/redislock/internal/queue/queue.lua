@@ -116,10 +116,12 @@ local function deduplicated(id)
   return until_ms ~= false and tonumber(until_ms) > now
 end
 
--- The handle counter goes when no task waits or runs.
+-- The handle counter goes when no task waits or runs, and with it any field left in TASKS (a
+-- field an earlier release does not know, such as handle:version, stays when an instance of
+-- that release forgets a task during a rolling upgrade).
 local function tidy()
   if redis.call('ZCARD', READY) == 0 and redis.call('ZCARD', INFLIGHT) == 0 and redis.call('ZCARD', PARKED) == 0 then
-    redis.call('DEL', SEQ)
+    redis.call('DEL', SEQ, TASKS)
   end
 end
 

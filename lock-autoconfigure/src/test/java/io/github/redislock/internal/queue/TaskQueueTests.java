@@ -45,6 +45,21 @@ class TaskQueueTests {
 	}
 
 	/**
+	 * A task field that an instance of an earlier release leaves behind when it forgets a
+	 * task (it does not know {@code handle:version}, say) goes once no task waits or
+	 * runs: the tasks hash cannot grow with such fields.
+	 */
+	@Test
+	void fieldsLeftInTheTasksHashGoOnceNoTaskWaitsOrRuns() {
+		String tasksKey = "redislock:queue:{" + this.queue + "}:tasks";
+		this.redis.template().opsForHash().put(tasksKey, "1:version", "1:0123456789abcdef");
+		this.tasks.enqueue(this.queue, "a", "x", null);
+		assertThat(this.redis.template().opsForHash().keys(tasksKey)).contains("1:version").hasSizeGreaterThan(1);
+		assertThat(this.tasks.pop(this.queue, 1)).hasSize(1);
+		assertThat(this.redis.template().hasKey(tasksKey)).isFalse();
+	}
+
+	/**
 	 * An enqueue wakes workers only while one of them idles (its last claim found
 	 * nothing): busy workers claim again as each task ends, so a stream of enqueues to a
 	 * busy queue sends no message per task.
