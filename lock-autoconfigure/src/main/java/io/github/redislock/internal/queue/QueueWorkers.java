@@ -506,7 +506,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				logger.warn(
 						"Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
 								+ "' failed (attempt " + task.attempt() + " of " + settings.maxAttempts()
-								+ "); retrying in " + backoff + "ms: " + error
+								+ "); retrying in " + backoff + "ms: " + Printable.of(error)
 								+ ((mismatch == Mismatch.UNKNOWN_WRITER && !task.version().isEmpty())
 										? " (its payload was written for other parameters of the same version "
 												+ handler.version().version()

@@ -281,6 +281,21 @@ class QueuedTaskTests {
 	}
 
 	/**
+	 * A failure's message is the task's to choose (it often carries an argument): the
+	 * retry line writes its line breaks as escapes, so it cannot forge a line of the log.
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void theRetryLineCannotBeForgedByTheFailuresMessage(CapturedOutput output) {
+		this.runner.withPropertyValues("redislock.queue.backoff.initial=1m").run((context) -> {
+			context.getBean(Tasks.class).failing("x\n2026-11-26T00:00:00.000Z ERROR 1 --- [forged] FORGED");
+			await().atMost(Duration.ofSeconds(20)).until(() -> output.getOut().contains("retrying in"));
+			assertThat(output.getOut()).contains("always fails: x\\n2026-11-26")
+				.doesNotContainPattern("(?m)^2026-11-26T00:00:00.000Z ERROR 1 --- \\[forged\\]");
+		});
+	}
+
+	/**
 	 * The same e-mail id sent four times at different moments, with a dedup window: it
 	 * runs once; a bad window stops the start.
 	 */
