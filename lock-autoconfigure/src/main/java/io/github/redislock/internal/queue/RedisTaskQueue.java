@@ -90,6 +90,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	 */
 	private final @Nullable LettuceScripts lettuce;
 
+	/** The application's mapper, with default typing off. */
 	private final JsonMapper json;
 
 	private final QueueKeys keys;
@@ -99,10 +100,19 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private volatile ObservationRegistry observations = ObservationRegistry.NOOP;
 
+	/**
+	 * Create a queue.
+	 * @param connectionFactory the connections
+	 * @param json the application's mapper: payloads are written and read with one
+	 * derived from it (its modules and settings apply) with default typing off, so that a
+	 * payload can never name the class of a value beyond what the declared types allow
+	 * (types that ask for a type id themselves, with {@code @JsonTypeInfo}, keep it)
+	 * @param keyPrefix the prefix of the queue keys
+	 */
 	public RedisTaskQueue(RedisConnectionFactory connectionFactory, JsonMapper json, String keyPrefix) {
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.lettuce = LETTUCE_PRESENT ? LettuceScripts.of(connectionFactory) : null;
-		this.json = json;
+		this.json = json.rebuild().deactivateDefaultTyping().build();
 		this.keys = new QueueKeys(keyPrefix);
 	}
 

@@ -27,6 +27,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -293,6 +294,43 @@ class QueuedTaskTests {
 			assertThat(output.getOut()).contains("always fails: x\\n2026-11-26")
 				.doesNotContainPattern("(?m)^2026-11-26T00:00:00.000Z ERROR 1 --- \\[forged\\]");
 		});
+	}
+
+	/**
+	 * The application's mapper has default typing on (a payload may then name the class
+	 * of a value): the queue reads payloads with a mapper derived from it but with
+	 * default typing off, so a payload cannot choose a class the declared type does not.
+	 */
+	@Test
+	void aPayloadCannotChooseItsClassWhenTheApplicationsMapperHasDefaultTyping() {
+		this.runner
+			.withBean(JsonMapper.class,
+					() -> JsonMapper.builder()
+						.activateDefaultTyping(tools.jackson.databind.jsontype.BasicPolymorphicTypeValidator.builder()
+							.allowIfSubType(Object.class)
+							.build(), tools.jackson.databind.DefaultTyping.NON_FINAL)
+						.build())
+			.run((context) -> {
+				TaskQueue queue = context.getBean(TaskQueue.class);
+				((RedisTaskQueue) queue).enqueueCall(queue("anything"), "named",
+						"[[\"" + Marker.class.getName() + "\",{}]]", null, null, false, Duration.ZERO, "");
+				context.getBean(Tasks.class).anything(List.of("plain"));
+				await().atMost(Duration.ofSeconds(20)).until(() -> ANYTHING.size() == 2);
+				assertThat(Marker.MADE).as("instances of the class the payload named").hasValue(0);
+				assertThat(ANYTHING).allSatisfy((value) -> assertThat(value).isInstanceOf(List.class));
+			});
+	}
+
+	static final List<Object> ANYTHING = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+	public static class Marker {
+
+		static final AtomicInteger MADE = new AtomicInteger();
+
+		public Marker() {
+			MADE.incrementAndGet();
+		}
+
 	}
 
 	/**
@@ -1006,6 +1044,11 @@ class QueuedTaskTests {
 		@QueuedTask(queue = "${test.queue}.versioned", id = "#id", version = 2)
 		public void versioned(String id, String value) {
 			ran(currentQueue(), id);
+		}
+
+		@QueuedTask(queue = "${test.queue}.anything")
+		public void anything(Object value) {
+			ANYTHING.add(value);
 		}
 
 		@QueuedTask(queue = "${test.queue}.base")
