@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.redislock.internal.aop.InvalidLockDefinitionException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 
 import org.springframework.beans.factory.DisposableBean;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -25,8 +25,15 @@ final class RedLockNodeConnections implements DisposableBean {
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
 	RedLockNodeConnections(List<String> nodes, Duration commandTimeout) {
-		for (String node : nodes) {
-			this.factories.add(start(node, commandTimeout));
+		try {
+			for (String node : nodes) {
+				this.factories.add(start(node, commandTimeout));
+			}
+		}
+		catch (RuntimeException ex) {
+			// The nodes before the bad one are not left running.
+			destroy();
+			throw ex;
 		}
 	}
 
@@ -73,15 +80,33 @@ final class RedLockNodeConnections implements DisposableBean {
 		return factory;
 	}
 
-	private static InvalidConfigurationPropertyValueException invalid(String node, String reason) {
-		return new InvalidConfigurationPropertyValueException("redislock.redlock.nodes", redact(node), reason);
+	/**
+	 * A bad node, named without its password. Not an
+	 * {@code InvalidConfigurationPropertyValueException}: Spring Boot's report of one
+	 * shows the property's whole value from the environment (every node's password, when
+	 * the nodes are one comma-separated value).
+	 */
+	private static InvalidLockDefinitionException invalid(String node, String reason) {
+		return new InvalidLockDefinitionException(
+				"Invalid RedLock node '" + redact(node) + "' in redislock.redlock.nodes: " + reason,
+				"Write each node of redislock.redlock.nodes as redis://[user:password@]host:port (rediss:// for TLS)");
 	}
 
 	/**
-	 * The URI without its password, for messages: secrets are never logged.
+	 * The URI without its password, for messages: secrets are never logged. Everything
+	 * between {@code //} and the last {@code @} is the user info (a password may hold
+	 * {@code /} or {@code @}); only a user name before a {@code :} is kept.
 	 */
 	static String redact(String node) {
-		return node.replaceAll("//([^:@/]*):[^@/]*@", "//$1:****@");
+		int start = node.indexOf("//");
+		int at = node.lastIndexOf('@');
+		if (start < 0 || at < start) {
+			return node;
+		}
+		String userInfo = node.substring(start + 2, at);
+		int colon = userInfo.indexOf(':');
+		String user = (colon >= 0) ? userInfo.substring(0, colon + 1) : "";
+		return node.substring(0, start + 2) + user + "****" + node.substring(at);
 	}
 
 	List<LettuceConnectionFactory> factories() {

@@ -10,7 +10,6 @@ import io.github.redislock.internal.lock.RedLockTemplate;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -101,12 +100,11 @@ class RedLockAutoConfigurationTests {
 
 	@Test
 	void aBadNodeUriFailsStartNamingThePropertyWithoutThePassword() {
-		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
+		assertThatExceptionOfType(io.github.redislock.internal.aop.InvalidLockDefinitionException.class)
 			.isThrownBy(() -> new RedLockNodeConnections(List.of("http://app:s3cret@host:6379"), Duration.ofSeconds(1)))
-			.satisfies((ex) -> {
-				assertThat(ex.getName()).isEqualTo("redislock.redlock.nodes");
-				assertThat(ex.getMessage()).doesNotContain("s3cret").contains("app:****@host");
-			});
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("redislock.redlock.nodes")
+				.doesNotContain("s3cret")
+				.contains("app:****@host"));
 	}
 
 	@Test
@@ -114,6 +112,44 @@ class RedLockAutoConfigurationTests {
 		assertThat(RedLockNodeConnections.redact("redis://app:s3cret@host:6379"))
 			.isEqualTo("redis://app:****@host:6379")
 			.doesNotContain("s3cret");
+		assertThat(RedLockNodeConnections.redact("redis://app:s3/cr@et@host:6379"))
+			.isEqualTo("redis://app:****@host:6379");
+		assertThat(RedLockNodeConnections.redact("redis://s3cret@host:6379")).isEqualTo("redis://****@host:6379");
+		assertThat(RedLockNodeConnections.redact("rediss://:s3cret@host")).isEqualTo("rediss://:****@host");
+		assertThat(RedLockNodeConnections.redact("redis://host:6379/2")).isEqualTo("redis://host:6379/2");
+		assertThat(RedLockNodeConnections.redact("redis://app:p%40ss@host:6379"))
+			.isEqualTo("redis://app:****@host:6379");
+	}
+
+	/**
+	 * The nodes given as one comma-separated value (an environment variable, a command
+	 * line argument), one of them bad: the start fails, and Spring Boot's failure report
+	 * shows no node's password.
+	 */
+	@Test
+	@org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+	void aBadNodeAmongNodesGivenAsOneValueFailsTheStartWithoutShowingAnyPassword(
+			org.springframework.boot.test.system.CapturedOutput output) {
+		String nodes = "redis://app:first-s3cret@127.0.0.1:1,redis://second-s3cret@127.0.0.1:2,"
+				+ "redis://app:th/ird@s3cret@127.0.0.1:3,http://app:fourth-s3cret@127.0.0.1:4";
+		org.springframework.boot.SpringApplication application = new org.springframework.boot.SpringApplication(
+				RedLockApplication.class);
+		application.setWebApplicationType(org.springframework.boot.WebApplicationType.NONE);
+		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> application
+			.run("--redislock.redlock.nodes=" + nodes, "--spring.main.banner-mode=off", "--spring.data.redis.port=1"));
+		assertThat(output.getAll()).contains("redislock.redlock.nodes")
+			.doesNotContain("first-s3cret")
+			.doesNotContain("second-s3cret")
+			.doesNotContain("s3cret@127.0.0.1:3")
+			.doesNotContain("fourth-s3cret");
+	}
+
+	@org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+	@org.springframework.boot.autoconfigure.ImportAutoConfiguration({
+			org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration.class,
+			RedisLockAutoConfiguration.class, RedLockAutoConfiguration.class })
+	static class RedLockApplication {
+
 	}
 
 	static class RedlockReader {
