@@ -123,73 +123,178 @@ class SampleApplicationTests {
 		assertThat(result.draws()).isEqualTo(1);
 	}
 
+	private static final String VIEWER = basic("viewer", "viewer");
+
+	private static final String OPERATOR = basic("operator", "operator");
+
+	private static String basic(String user, String password) {
+		return "Basic " + java.util.Base64.getEncoder()
+			.encodeToString((user + ":" + password).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+	}
+
+	private static HttpResponse<String> send(HttpClient http, HttpRequest.Builder request, String authorization)
+			throws IOException, InterruptedException {
+		if (authorization != null) {
+			request.header("Authorization", authorization);
+		}
+		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private ConfigurableApplicationContext webInstance(RedisServer redis, String... more) {
+		List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
+		properties.add("spring.datasource.url=jdbc:h2:mem:web-" + UUID.randomUUID());
+		properties.add("sample.lottery.cron=-");
+		properties.add("sample.checkout.max-concurrent=4");
+		properties.add("server.port=0");
+		properties.addAll(Arrays.asList(more));
+		return new SpringApplicationBuilder(SampleApplication.class).web(WebApplicationType.SERVLET)
+			.run(arguments(properties.toArray(String[]::new)));
+	}
+
+	/**
+	 * The {@code redislock} endpoint is secured like the dashboard: anonymous clients
+	 * read and change nothing, a viewer reads, only an operator acts — and only once the
+	 * endpoint's access is opened.
+	 */
 	@Test
-	void redislockEndpointIsReadOnlyUntilItsAccessIsOpened(RedisServer redis) throws Exception {
+	void redislockEndpointLetsViewersReadAndOnlyOperatorsActOnceItsAccessIsOpened(RedisServer redis) throws Exception {
 		for (boolean opened : new boolean[] { false, true }) {
-			List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
-			properties.add("spring.datasource.url=jdbc:h2:mem:endpoint-" + UUID.randomUUID());
-			properties.add("sample.lottery.cron=-");
-			properties.add("sample.checkout.max-concurrent=4");
-			properties.add("server.port=0");
-			if (opened) {
-				properties.add("management.endpoint.redislock.access=unrestricted");
-			}
 			ExecutorService holder = Executors.newSingleThreadExecutor();
-			try (ConfigurableApplicationContext app = new SpringApplicationBuilder(SampleApplication.class)
-				.web(WebApplicationType.SERVLET)
-				.run(arguments(properties.toArray(String[]::new)))) {
+			try (ConfigurableApplicationContext app = webInstance(redis,
+					opened ? "management.endpoint.redislock.access=unrestricted" : "sample.unused=")) {
 				String base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port")
 						+ "/actuator/redislock";
 				String name = "stuck-" + UUID.randomUUID();
 				RedisLock lock = app.getBean(RedisLockTemplate.class).getLock(name);
 				assertThat(holder.submit(() -> lock.tryLock(Duration.ZERO, null)).get()).isTrue();
 				HttpClient http = HttpClient.newHttpClient();
-				HttpResponse<String> read = http.send(HttpRequest.newBuilder(URI.create(base)).GET().build(),
-						HttpResponse.BodyHandlers.ofString());
+				TaskQueue queue = app.getBean(TaskQueue.class);
+				java.util.function.Supplier<HttpRequest.Builder> pause = () -> HttpRequest
+					.newBuilder(URI.create(base + "/queues/fulfilment"))
+					.header("Content-Type", "application/json")
+					.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"pause\"}"));
+				// Anonymous: nothing.
+				assertThat(send(http, HttpRequest.newBuilder(URI.create(base)).GET(), null).statusCode())
+					.as("anonymous read")
+					.isEqualTo(401);
+				assertThat(
+						send(http, HttpRequest.newBuilder(URI.create(base + "/" + name)).DELETE(), null).statusCode())
+					.as("anonymous delete")
+					.isEqualTo(401);
+				assertThat(send(http, pause.get(), null).statusCode()).as("anonymous pause").isEqualTo(401);
+				// A viewer reads, and cannot act.
+				HttpResponse<String> read = send(http, HttpRequest.newBuilder(URI.create(base)).GET(), VIEWER);
 				assertThat(read.statusCode()).isEqualTo(200);
 				assertThat(read.body()).contains(name);
-				HttpResponse<String> delete = http.send(
-						HttpRequest.newBuilder(URI.create(base + "/" + name)).DELETE().build(),
-						HttpResponse.BodyHandlers.ofString());
+				assertThat(
+						send(http, HttpRequest.newBuilder(URI.create(base + "/" + name)).DELETE(), VIEWER).statusCode())
+					.as("viewer delete")
+					.isEqualTo(403);
+				assertThat(send(http, pause.get(), VIEWER).statusCode()).as("viewer pause").isEqualTo(403);
+				assertThat(lock.isLocked()).isTrue();
+				assertThat(queue.isPaused("fulfilment")).isFalse();
+				// An operator acts once the endpoint is opened.
+				HttpResponse<String> delete = send(http, HttpRequest.newBuilder(URI.create(base + "/" + name)).DELETE(),
+						OPERATOR);
+				HttpResponse<String> paused = send(http, pause.get(), OPERATOR);
 				if (opened) {
 					assertThat(delete.statusCode()).isEqualTo(200);
 					assertThat(delete.body()).contains("\"deleted\":true");
 					assertThat(lock.isLocked()).isFalse();
-				}
-				else {
-					assertThat(delete.statusCode()).as("no delete operation while read-only").isNotEqualTo(200);
-					assertThat(lock.isLocked()).isTrue();
-				}
-				HttpResponse<String> pause = http.send(HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment"))
-					.header("Content-Type", "application/json")
-					.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"pause\"}"))
-					.build(), HttpResponse.BodyHandlers.ofString());
-				TaskQueue queue = app.getBean(TaskQueue.class);
-				if (opened) {
-					assertThat(pause.statusCode()).isEqualTo(200);
+					assertThat(paused.statusCode()).isEqualTo(200);
 					assertThat(queue.isPaused("fulfilment")).isTrue();
 					queue.resume("fulfilment");
 				}
 				else {
-					assertThat(pause.statusCode()).as("no write operation while read-only").isNotEqualTo(200);
+					assertThat(delete.statusCode()).as("no delete operation while read-only").isNotEqualTo(200);
+					assertThat(lock.isLocked()).isTrue();
+					assertThat(paused.statusCode()).as("no write operation while read-only").isNotEqualTo(200);
 					assertThat(queue.isPaused("fulfilment")).isFalse();
 				}
-				HttpResponse<String> unknown = http.send(
-						HttpRequest.newBuilder(URI.create(base + "/queues/no-such-queue")).GET().build(),
-						HttpResponse.BodyHandlers.ofString());
-				assertThat(unknown.statusCode()).isEqualTo(400);
-				HttpResponse<String> oversized = http.send(
-						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5000")).GET().build(),
-						HttpResponse.BodyHandlers.ofString());
-				assertThat(oversized.statusCode()).isEqualTo(400);
-				HttpResponse<String> details = http.send(
-						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5")).GET().build(),
-						HttpResponse.BodyHandlers.ofString());
+				assertThat(send(http, HttpRequest.newBuilder(URI.create(base + "/queues/no-such-queue")).GET(), VIEWER)
+					.statusCode()).isEqualTo(400);
+				assertThat(send(http, HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5000")).GET(),
+						VIEWER)
+					.statusCode()).isEqualTo(400);
+				HttpResponse<String> details = send(http,
+						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5")).GET(), VIEWER);
 				assertThat(details.statusCode()).isEqualTo(200);
 				assertThat(details.body()).contains("\"deadLetters\"").contains("\"paused\":false");
+				assertThat(
+						send(http, HttpRequest.newBuilder(URI.create(base.replace("redislock", "health"))).GET(), null)
+							.statusCode())
+					.as("health, for load balancers")
+					.isEqualTo(200);
 			}
 			finally {
 				holder.shutdownNow();
+			}
+		}
+	}
+
+	/**
+	 * Spring Security's CSRF protection covers the dashboard's actions however their path
+	 * is spelled ({@code %72} is an {@code r}) and under a context path: a signed-in
+	 * operator's action without the token is refused; with it (as the page sends it), it
+	 * runs.
+	 */
+	@Test
+	void dashboardActionsNeedTheCsrfTokenHoweverTheirPathIsSpelled(RedisServer redis) throws Exception {
+		for (String contextPath : List.of("", "/shop")) {
+			try (ConfigurableApplicationContext app = webInstance(redis,
+					"server.servlet.context-path=" + contextPath)) {
+				String base = "http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + contextPath;
+				HttpClient http = HttpClient.newBuilder()
+					.cookieHandler(new java.net.CookieManager())
+					.followRedirects(HttpClient.Redirect.NEVER)
+					.build();
+				String login = http
+					.send(HttpRequest.newBuilder(URI.create(base + "/login")).GET().build(),
+							HttpResponse.BodyHandlers.ofString())
+					.body();
+				java.util.regex.Matcher token = java.util.regex.Pattern.compile("name=\"_csrf\"[^>]*value=\"([^\"]+)\"")
+					.matcher(login);
+				assertThat(token.find()).as("the login form's token").isTrue();
+				HttpResponse<String> signedIn = http.send(HttpRequest.newBuilder(URI.create(base + "/login"))
+					.header("Content-Type", "application/x-www-form-urlencoded")
+					.POST(HttpRequest.BodyPublishers
+						.ofString("username=operator&password=operator&_csrf=" + token.group(1)))
+					.build(), HttpResponse.BodyHandlers.ofString());
+				assertThat(signedIn.statusCode()).isEqualTo(302);
+				assertThat(signedIn.headers().firstValue("Location"))
+					.hasValueSatisfying((location) -> assertThat(location).doesNotContain("error"));
+				TaskQueue queue = app.getBean(TaskQueue.class);
+				for (String spelling : List.of("/redislock", "/%72edislock", "/redislock/", "/REDISLOCK")) {
+					HttpResponse<String> action = http.send(HttpRequest
+						.newBuilder(URI.create(base + spelling + "/api/action?action=pause&queue=fulfilment"))
+						.header("X-RedisLock-Dashboard", "1")
+						.POST(HttpRequest.BodyPublishers.noBody())
+						.build(), HttpResponse.BodyHandlers.ofString());
+					assertThat(action.statusCode()).as("%s%s without the CSRF token", contextPath, spelling)
+						.isIn(400, 403, 404);
+					assertThat(queue.isPaused("fulfilment")).as("%s%s", contextPath, spelling).isFalse();
+				}
+				// As the page does it: the token from its state.
+				String state = http
+					.send(HttpRequest.newBuilder(URI.create(base + "/redislock/api/state")).GET().build(),
+							HttpResponse.BodyHandlers.ofString())
+					.body();
+				java.util.regex.Matcher csrf = java.util.regex.Pattern.compile(
+						"\"headerName\":\"([^\"]+)\",\"token\":\"([^\"]+)\"|\"token\":\"([^\"]+)\",\"headerName\":\"([^\"]+)\"")
+					.matcher(state);
+				assertThat(csrf.find()).as("the page's token in %s", state).isTrue();
+				String header = (csrf.group(1) != null) ? csrf.group(1) : csrf.group(4);
+				String value = (csrf.group(2) != null) ? csrf.group(2) : csrf.group(3);
+				HttpResponse<String> action = http.send(
+						HttpRequest.newBuilder(URI.create(base + "/redislock/api/action?action=pause&queue=fulfilment"))
+							.header("X-RedisLock-Dashboard", "1")
+							.header(header, value)
+							.POST(HttpRequest.BodyPublishers.noBody())
+							.build(),
+						HttpResponse.BodyHandlers.ofString());
+				assertThat(action.statusCode()).as("with the token: %s", action.body()).isEqualTo(200);
+				assertThat(queue.isPaused("fulfilment")).isTrue();
+				queue.resume("fulfilment");
 			}
 		}
 	}
