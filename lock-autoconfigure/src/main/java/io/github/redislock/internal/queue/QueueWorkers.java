@@ -93,6 +93,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	private volatile @Nullable RedisMessageListenerContainer notifications;
 
+	/** The longest pause before a task handed back to a later version is due again. */
+	static final Duration MAX_DEFER = Duration.ofMinutes(5);
+
 	/** The queues and versions whose tasks this instance handed back, for its log. */
 	private final Set<String> deferredVersions = ConcurrentHashMap.newKeySet();
 
@@ -358,6 +361,13 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	void run(Handler handler, TaskRun run) {
 		RedisTaskQueue.ClaimedTask task = run.task();
+		TaskVersion written = TaskVersion.parse(task.version());
+		if (written.signature() != null && written.version() > handler.version().version()) {
+			// Written for a later version of the method: never run here, even when its
+			// payload happens to bind (a property this version does not know is dropped).
+			defer(handler, run);
+			return;
+		}
 		CurrentTask.entered(run);
 		// The enqueuing code's logging context, also for the outcome's log lines.
 		CallerContext.Scope context = CallerContext.restore(this.queue.json(), task.callerContext());
@@ -561,13 +571,15 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	/**
 	 * A task written for a later version of its method than this instance runs (a rolling
-	 * deploy under way): handed back to waiting without spending an attempt, due again
-	 * after a poll interval, for an instance of that version.
+	 * deploy under way): handed back to waiting without spending an attempt, for an
+	 * instance of that version, due again after a poll interval, doubled with each
+	 * hand-back of the task up to {@link #MAX_DEFER} (after a rollback, the earlier
+	 * instances claim it ever less often).
 	 */
 	private void defer(Handler handler, TaskRun run) {
 		RedisTaskQueue.ClaimedTask task = run.task();
-		Duration delay = handler.settings().pollInterval();
-		if (settle(run, "defer", Long.toString(delay.toMillis()))) {
+		long base = handler.settings().pollInterval().toMillis();
+		if (settle(run, "defer", base + ":" + Math.max(base, MAX_DEFER.toMillis()))) {
 			int version = TaskVersion.parse(task.version()).version();
 			String message = "Task '" + Printable.of(task.id()) + "' of queue '" + Printable.of(task.queue())
 					+ "' was written for version " + version + " of its method, and this instance runs version "

@@ -75,7 +75,9 @@ public final class TaskArguments {
 	}
 
 	/**
-	 * The JDK's value types: their JSON always reads back as it was written.
+	 * The JDK's value types (the JDK's own classes only): their JSON reads back in the
+	 * shape it was written (the same value, maybe in another form: a date with an offset
+	 * comes back in UTC).
 	 */
 	private static final List<Class<?>> VALUES = List.of(CharSequence.class, Number.class, Boolean.class,
 			Character.class, Enum.class, java.util.UUID.class, java.time.temporal.TemporalAccessor.class,
@@ -84,9 +86,10 @@ public final class TaskArguments {
 
 	/**
 	 * Decide, per parameter of a {@code @QueuedTask} method, whether its arguments are
-	 * read back at enqueue ({@link #checkReadsBack}): all but the JDK's value types
-	 * (strings, numbers, enums, dates and times, UUIDs, …) and collections, maps and
-	 * {@code Optional}s of them, whose JSON always reads back as written.
+	 * read back at enqueue ({@link #checkReadsBack}): all but the JDK's own value types
+	 * (strings, numbers, dates and times, UUIDs, …; an application's enum is checked) and
+	 * collections, maps and {@code Optional}s of them, whose JSON reads back in the shape
+	 * it was written.
 	 * @param method the method
 	 * @return per parameter whether to check it
 	 */
@@ -102,7 +105,9 @@ public final class TaskArguments {
 	private static boolean isValue(Type type) {
 		if (type instanceof Class<?> type_) {
 			Class<?> plain = org.springframework.util.ClassUtils.resolvePrimitiveIfNecessary(type_);
-			if (Number.class.isAssignableFrom(plain) && !plain.getName().startsWith("java.")) {
+			// The JDK's own: an application's enum or number may be written in a shape it
+			// cannot be read from (@JsonFormat(shape = OBJECT), say).
+			if (!plain.getName().startsWith("java.") && plain != byte[].class) {
 				return false;
 			}
 			return VALUES.stream().anyMatch((value) -> value.isAssignableFrom(plain));

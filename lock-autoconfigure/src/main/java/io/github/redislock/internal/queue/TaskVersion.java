@@ -37,18 +37,17 @@ public record TaskVersion(int version, @Nullable String signature) {
 	 * Read a recorded version tag.
 	 * @param tag the tag ({@code ""} when none was recorded)
 	 * @return the version; version {@code 1} without a signature when the tag is empty or
-	 * not one this release writes
+	 * not one this release writes (a version of ASCII digits, from 1 to 999,999,999)
 	 */
 	static TaskVersion parse(String tag) {
 		int colon = tag.indexOf(':');
-		if (colon > 0) {
-			try {
-				return new TaskVersion(Integer.parseInt(tag, 0, colon, 10), tag.substring(colon + 1));
-			}
-			catch (NumberFormatException ex) {
-				// Not ours: as if none was recorded.
+		if (colon > 0 && colon <= 9 && tag.chars().limit(colon).allMatch((c) -> c >= '0' && c <= '9')) {
+			int version = Integer.parseInt(tag, 0, colon, 10);
+			if (version >= 1) {
+				return new TaskVersion(version, tag.substring(colon + 1));
 			}
 		}
+		// Not one this release writes: as if none was recorded.
 		return new TaskVersion(1, null);
 	}
 

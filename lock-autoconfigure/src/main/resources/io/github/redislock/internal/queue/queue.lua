@@ -86,7 +86,7 @@ end
 -- Delete a task's own fields: nothing of another task is touched.
 local function forget(handle)
   redis.call('HDEL', TASKS, handle .. ':id', handle .. ':payload', handle .. ':attempts', handle .. ':context',
-    handle .. ':dedup', handle .. ':call', handle .. ':version')
+    handle .. ':dedup', handle .. ':call', handle .. ':version', handle .. ':deferred')
 end
 
 -- A task with a dedup window (handle:dedup, ms) marks its id until that long from now (when

@@ -2,8 +2,9 @@
 -- claim cannot touch a task someone else now runs).
 -- ARGV[1] action: 'ack' (done), 'extend' (push the deadline out by ARGV[2] ms), 'retry'
 -- (waiting again, due in ARGV[2] ms), 'dead' (to the dead letters, ARGV[2] = info JSON),
--- 'release' (waiting again, due now, attempt not counted), 'defer' (waiting again, due in
--- ARGV[2] ms, attempt not counted: its payload is for a newer version of the method); ARGV[3] max dead, ARGV[4] max
+-- 'release' (waiting again, due now, attempt not counted), 'defer' (waiting again, attempt
+-- not counted: its payload is for a later version of the method; ARGV[2] 'base:cap', ms: due
+-- after base, doubled with each hand-back of the task, at most cap); ARGV[3] max dead, ARGV[4] max
 -- dead age ms, ARGV[5] notification channel, ARGV[6] queue name; then ARGV[7..] pairs of
 -- handle, token.
 -- Returns a list: 1 where settled, 0 where the claim no longer matched.
@@ -50,9 +51,14 @@ for i = 7, #ARGV, 2 do
         add_waiting(id, handle, now)
         wake = true
       elseif action == 'defer' then
+        -- Due again after base ms, doubled with each hand-back of the task, at most cap ms:
+        -- earlier instances that keep meeting it (a rollback) claim it ever less often.
         redis.call('HINCRBY', TASKS, handle .. ':attempts', -1)
-        add_waiting(id, handle, now + tonumber(ARGV[2]))
-        wake = wakes_idle(now + tonumber(ARGV[2])) or wake
+        local deferred = redis.call('HINCRBY', TASKS, handle .. ':deferred', 1)
+        local base, cap = string.match(ARGV[2], '^(%d+):(%d+)$')
+        local delay = math.min(tonumber(base) * 2 ^ math.min(deferred - 1, 30), tonumber(cap))
+        add_waiting(id, handle, now + delay)
+        wake = wakes_idle(now + delay) or wake
       elseif action == 'dead' then
         -- Failed for good: it keeps no one from trying again.
         if redis.call('HGET', TASKS, handle .. ':dedup') then

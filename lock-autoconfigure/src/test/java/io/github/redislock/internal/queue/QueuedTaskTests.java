@@ -240,6 +240,10 @@ class QueuedTaskTests {
 			String keyedQueue = queue("keyed");
 			queue.enqueueCall(keyedQueue, "later", payload.formatted("later"), null, null, false, Duration.ZERO,
 					"2:0123456789abcdef");
+			// Written for version 2, and it happens to bind to version 1: still not run
+			// here.
+			queue.enqueueCall(keyedQueue, "binds", "[\"binds\",\"value\"]", null, null, false, Duration.ZERO,
+					"2:0123456789abcdef");
 			queue.enqueueCall(keyedQueue, "same", payload.formatted("same"), null, null, false, Duration.ZERO,
 					TaskVersion.tag(keyed, 1));
 			queue.enqueueCall(keyedQueue, "unraised", payload.formatted("unraised"), null, null, false, Duration.ZERO,
@@ -271,7 +275,8 @@ class QueuedTaskTests {
 					.anyMatch((entry) -> entry.getKey().toString().endsWith(":attempts")
 							&& "0".equals(entry.getValue())));
 			assertThat(queue.find(keyedQueue, "later")).isNotNull();
-			assertThat(runs()).doesNotContainKeys("later", "same", "unraised", "older");
+			assertThat(queue.find(keyedQueue, "binds")).isNotNull();
+			assertThat(runs()).doesNotContainKeys("later", "binds", "same", "unraised", "older");
 			// Requeued from the dead letters, a task keeps the version it was written
 			// for.
 			assertThat(dead.requeue(keyedQueue, "same")).isTrue();

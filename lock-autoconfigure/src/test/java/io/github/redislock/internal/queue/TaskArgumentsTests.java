@@ -232,6 +232,58 @@ class TaskArgumentsTests {
 			.withMessageContaining("cannot be read back");
 	}
 
+	@com.fasterxml.jackson.annotation.JsonFormat(shape = com.fasterxml.jackson.annotation.JsonFormat.Shape.OBJECT)
+	enum Plan {
+
+		FREE(0), PRO(10);
+
+		private final int price;
+
+		Plan(int price) {
+			this.price = price;
+		}
+
+		public int getPrice() {
+			return this.price;
+		}
+
+	}
+
+	@SuppressWarnings("unused")
+	void subscribe(Plan plan, java.util.concurrent.TimeUnit unit) {
+	}
+
+	/**
+	 * An application's enum may be written in a shape it cannot be read from: it is read
+	 * back at the call (the JDK's own enums are not).
+	 */
+	@Test
+	void anApplicationsEnumIsReadBack() throws Exception {
+		Method subscribe = getClass().getDeclaredMethod("subscribe", Plan.class, java.util.concurrent.TimeUnit.class);
+		boolean[] checked = TaskArguments.readBackChecked(subscribe);
+		assertThat(checked).containsExactly(true, false);
+		String[] names = { "plan", "unit" };
+		Object[] arguments = { Plan.PRO, java.util.concurrent.TimeUnit.SECONDS };
+		String payload = TaskArguments.write(this.json, subscribe, "subscribe", names, arguments);
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> TaskArguments.checkReadsBack(this.json, subscribe, "subscribe", names, checked, arguments,
+					payload))
+			.withMessageContaining("argument 'plan'")
+			.withMessageContaining("cannot be read back");
+	}
+
+	/**
+	 * Version tags this release does not write count as none: versions are ASCII digits
+	 * from 1.
+	 */
+	@Test
+	void versionTagsThatThisReleaseDoesNotWriteCountAsNone() {
+		assertThat(TaskVersion.parse("3:abc")).isEqualTo(new TaskVersion(3, "abc"));
+		for (String tag : List.of("", "abc", ":x", "0:x", "-1:x", "\u0663:x", "2147483648:x", "99999999999:x")) {
+			assertThat(TaskVersion.parse(tag)).as(tag).isEqualTo(new TaskVersion(1, null));
+		}
+	}
+
 	/**
 	 * The check is decided per parameter at start: the JDK's value types (and collections
 	 * and maps of them), whose JSON always reads back as written, are not checked.

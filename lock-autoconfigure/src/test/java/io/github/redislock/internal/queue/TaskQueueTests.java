@@ -257,6 +257,31 @@ class TaskQueueTests {
 		assertThat(this.tasks.size(this.queue)).isEqualTo(2);
 	}
 
+	/**
+	 * A task handed back to a later version of its method is due again after the base
+	 * pause, doubled with each hand-back, at most the cap, and no attempt is spent: after
+	 * a rollback, earlier instances claim it ever less often.
+	 */
+	@Test
+	void aTaskHandedBackAgainAndAgainIsDueAfterPausesThatDoubleUpToTheCap() {
+		this.tasks.enqueue(this.queue, "later", "x", null);
+		List<Long> pauses = new java.util.ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			RedisTaskQueue.ClaimedTask task = this.tasks.claim(this.queue, 1, "worker", SETTINGS, List.of(), List.of())
+				.tasks()
+				.get(0);
+			assertThat(task.attempt()).as("attempt of claim %d", i + 1).isEqualTo(1);
+			long before = System.currentTimeMillis();
+			assertThat(this.tasks.settle(this.queue, "defer", "1000:5000", 100, Duration.ofDays(1), List.of(task)))
+				.containsExactly(true);
+			TaskEntry waiting = this.tasks.upcoming(this.queue, 1).get(0);
+			pauses.add(Math.round((waiting.score() - before) / 1000.0) * 1000);
+			// Due now again, for the next claim.
+			this.redis.template().opsForZSet().add("redislock:queue:{" + this.queue + "}:ready", task.handle(), 0);
+		}
+		assertThat(pauses).containsExactly(1000L, 2000L, 4000L, 5000L, 5000L);
+	}
+
 	private List<String> claim() {
 		return this.tasks.claim(this.queue, 10, "worker", SETTINGS)
 			.tasks()
