@@ -478,10 +478,6 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		Mismatch mismatch = null;
 		if (failure instanceof TaskArguments.PayloadMismatchException payloadMismatch) {
 			mismatch = mismatch(handler, task, payloadMismatch);
-			if (mismatch == Mismatch.NEWER) {
-				defer(handler, run);
-				return;
-			}
 			noRetry = mismatch == Mismatch.CANNOT_RUN;
 		}
 		if (noRetry || task.attempt() >= settings.maxAttempts()) {
@@ -533,9 +529,6 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	private enum Mismatch {
 
-		/** Written for a later version of the method: an instance of it runs it. */
-		NEWER,
-
 		/**
 		 * Written by a method of unknown parameters (none recorded, or the same version
 		 * with other parameters): another instance may run it, so it is retried.
@@ -560,10 +553,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		if (written.signature() == null) {
 			return Mismatch.UNKNOWN_WRITER;
 		}
-		if (written.version() > ours.version()) {
-			return Mismatch.NEWER;
-		}
-		if (written.version() == ours.version() && !written.signature().equals(ours.signature())) {
+		// (A later version's task never gets here: run() hands it back unread.)
+		if (written.version() >= ours.version() && !written.signature().equals(ours.signature())) {
 			return Mismatch.UNKNOWN_WRITER;
 		}
 		return Mismatch.CANNOT_RUN;
