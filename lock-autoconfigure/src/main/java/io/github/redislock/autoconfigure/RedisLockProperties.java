@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties of the distributed locks, under {@code redislock}. Redis
@@ -131,6 +132,9 @@ public class RedisLockProperties implements InitializingBean {
 		atLeast("queue.visibility-timeout", queue.visibilityTimeout, Duration.ofMillis(30));
 		check("queue.max-attempts", queue.maxAttempts, queue.maxAttempts > 0, "must be positive");
 		atLeast("queue.shutdown-timeout", queue.shutdownTimeout, Duration.ZERO);
+		check("queue.max-payload-size", queue.maxPayloadSize, queue.maxPayloadSize != null
+				&& queue.maxPayloadSize.toBytes() > 0 && queue.maxPayloadSize.toBytes() <= Integer.MAX_VALUE,
+				"must be from 1B to 2GB");
 		positive("queue.backoff.initial", queue.backoff.initial);
 		check("queue.backoff.multiplier", queue.backoff.multiplier, queue.backoff.multiplier >= 1,
 				"must be at least 1");
@@ -454,12 +458,27 @@ public class RedisLockProperties implements InitializingBean {
 		 */
 		private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+		/**
+		 * Largest payload (the task's arguments as JSON, in UTF-8) accepted at enqueue. A
+		 * larger one is refused with an IllegalArgumentException naming the queue, the
+		 * task, its size and this limit, and nothing is enqueued.
+		 */
+		private DataSize maxPayloadSize = DataSize.ofMegabytes(1);
+
 		private final Backoff backoff = new Backoff();
 
 		private final DeadLetter deadLetter = new DeadLetter();
 
 		public int getWorkers() {
 			return this.workers;
+		}
+
+		public DataSize getMaxPayloadSize() {
+			return this.maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			this.maxPayloadSize = maxPayloadSize;
 		}
 
 		public void setWorkers(int workers) {

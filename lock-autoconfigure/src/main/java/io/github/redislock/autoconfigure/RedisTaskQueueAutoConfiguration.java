@@ -4,6 +4,7 @@ import io.github.redislock.internal.aop.QueuedTaskAdvisor;
 import io.github.redislock.internal.aop.QueuedTaskInterceptor;
 import io.github.redislock.internal.aop.QueuedTaskRegistrar;
 import io.github.redislock.internal.aop.QueuedTaskSource;
+import io.github.redislock.internal.queue.PayloadLimit;
 import io.github.redislock.internal.queue.QueueExecutors;
 import io.github.redislock.internal.queue.QueueSettings;
 import io.github.redislock.internal.queue.QueueWorkers;
@@ -59,6 +60,7 @@ public final class RedisTaskQueueAutoConfiguration {
 		RedisTaskQueue queue = new RedisTaskQueue(connectionFactory, json.getIfAvailable(JsonMapper::new),
 				properties.getKeyPrefix());
 		queue.setObservationRegistry(observations.getIfAvailable(() -> ObservationRegistry.NOOP));
+		queue.setPayloadLimit(new PayloadLimit(properties.getQueue().getMaxPayloadSize().toBytes()));
 		return queue;
 	}
 

@@ -67,6 +67,8 @@ public final class QueuedTaskInterceptor implements MethodInterceptor {
 		String id = (operation.id() != null) ? operation.id().join(arguments) : digest(payload);
 		Duration delay = operation.delay(arguments);
 		Instant runAt = operation.runAt(arguments);
+		// Refused at the call, also when the enqueue waits for a transaction to commit.
+		this.queue.obtain().checkPayload(operation.queue(), id, payload);
 		Runnable enqueue = () -> this.queue.obtain()
 			.enqueueCall(operation.queue(), id, payload, delay, runAt, operation.onDuplicate() == OnDuplicate.REPLACE,
 					operation.dedupFor(), operation.versionTag());

@@ -95,6 +95,8 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	private final QueueKeys keys;
 
+	private volatile PayloadLimit payloadLimit = PayloadLimit.DEFAULT;
+
 	private volatile QueueObserver observer = new QueueObserver() {
 	};
 
@@ -220,6 +222,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, @Nullable Instant runAt,
 			boolean replace, Duration dedupFor, String version, String call) {
 		Assert.hasText(id, "'id' must not be empty");
+		this.payloadLimit.check(queue, id, payload);
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";
 		String window = Long.toString(Math.max(0, dedupFor.toMillis()));
@@ -381,6 +384,25 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 
 	ObservationRegistry observations() {
 		return this.observations;
+	}
+
+	/**
+	 * Refuse a payload larger than the limit set by {@link #setPayloadLimit}.
+	 * @param queue the queue
+	 * @param id the task id
+	 * @param payload the payload as stored
+	 * @throws IllegalArgumentException naming the queue, the task, the size and the limit
+	 */
+	public void checkPayload(String queue, String id, String payload) {
+		this.payloadLimit.check(queue, id, payload);
+	}
+
+	/**
+	 * Set the largest payload accepted at enqueue.
+	 * @param payloadLimit the limit
+	 */
+	public void setPayloadLimit(PayloadLimit payloadLimit) {
+		this.payloadLimit = payloadLimit;
 	}
 
 	/**

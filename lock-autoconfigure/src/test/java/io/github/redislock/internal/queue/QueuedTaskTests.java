@@ -430,6 +430,45 @@ class QueuedTaskTests {
 		});
 	}
 
+	/**
+	 * A payload larger than {@code redislock.queue.max-payload-size} is refused at the
+	 * call, by a {@code @QueuedTask} method and by the {@link TaskQueue} API alike,
+	 * naming the queue, the task, the size and the limit; nothing is enqueued.
+	 */
+	@Test
+	void aPayloadLargerThanTheMaxPayloadSizeIsRefusedAtTheCallAndNothingIsEnqueued() {
+		this.runner.withPropertyValues("redislock.queue.workers=0", "redislock.queue.max-payload-size=1KB")
+			.run((context) -> {
+				Tasks tasks = context.getBean(Tasks.class);
+				assertThatIllegalArgumentException().isThrownBy(() -> tasks.recordValue("big-1", "x".repeat(1100)))
+					.withMessageContaining("'" + queue("values") + "'")
+					.withMessageContaining("'big-1'")
+					.withMessageContaining("1112 bytes")
+					.withMessageContaining("redislock.queue.max-payload-size (1024 bytes)");
+				TaskQueue api = context.getBean(TaskQueue.class);
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> api.enqueue(queue("api"), "big-2", "é".repeat(600), null))
+					.withMessageContaining("'big-2'")
+					.withMessageContaining("1202 bytes");
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> api.enqueueOrReplace(queue("api"), "big-3", "y".repeat(2000), null))
+					.withMessageContaining("'big-3'");
+				assertThat(queueKeys()).isEmpty();
+				tasks.recordValue("small", "x".repeat(900));
+				assertThat(api.enqueue(queue("api"), "small", "y".repeat(1000), null)).isTrue();
+				assertThat(api.size(queue("values"))).isOne();
+			});
+	}
+
+	@Test
+	void aMaxPayloadSizeBelowOneByteFailsStartUp() {
+		this.runner.withPropertyValues("redislock.queue.max-payload-size=0B")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("redislock.queue.max-payload-size"));
+	}
+
 	@Test
 	void argumentThatCannotBeWrittenFailsTheCallNamingTheParameterAndWritesNothing() {
 		this.runner.withPropertyValues("redislock.queue.workers=0").run((context) -> {
