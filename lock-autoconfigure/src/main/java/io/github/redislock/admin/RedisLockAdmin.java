@@ -14,16 +14,30 @@ import org.jspecify.annotations.Nullable;
  * bean): what this instance holds, the queues it handles (depths, pause state, dead
  * letters, upcoming tasks), holder lookups, and the write operations on queues. Every
  * input is checked before anything is read or changed — only queues that this instance
- * handles, ids and names of at most {@value #MAX_ID_LENGTH} characters without control
+ * handles, task ids as {@link io.github.redislock.queue.TaskQueue#enqueue enqueue}
+ * accepts them (any text that is not blank: long ids and ids with control characters
+ * too), lock names of at most {@value #MAX_ID_LENGTH} characters without control
  * characters, counts from 1 to {@value #MAX_PAGE} — and refused with an
  * {@link AdminRequestException} naming the problem.
+ * <p>
+ * Reads are bounded in bytes, not only in count: the lists cut each payload and error to
+ * {@value #PREVIEW_BYTES} bytes (in Redis, so large ones never leave the server whole)
+ * with their full sizes, and stop once {@value #ANSWER_BYTES} bytes of ids and previews
+ * are in ({@link QueueDetails#complete()} is then {@code false}). One task is read whole
+ * with {@link #deadLetter} or {@link #waitingTask}.
  *
  * @since 0.1.0
  */
 public interface RedisLockAdmin {
 
-	/** Longest task id or lock name accepted. */
+	/** Longest lock name accepted. */
 	int MAX_ID_LENGTH = 1000;
+
+	/** Most bytes of each payload and error in the lists. */
+	int PREVIEW_BYTES = 4096;
+
+	/** Most bytes of ids and previews in one answer of {@link #queue}. */
+	int ANSWER_BYTES = 256 * 1024;
 
 	/** Largest page of dead letters or upcoming tasks. */
 	int MAX_PAGE = 1000;
@@ -41,13 +55,31 @@ public interface RedisLockAdmin {
 	List<QueueSummary> queues();
 
 	/**
-	 * Return one queue with its oldest dead letters and its next delayed tasks.
+	 * Return one queue with its oldest dead letters and its next delayed tasks, their
+	 * payloads and errors cut to previews, as many as fit in {@value #ANSWER_BYTES}
+	 * bytes.
 	 * @param name the queue
 	 * @param deadCount how many dead letters (1 to {@value #MAX_PAGE})
 	 * @param upcomingCount how many delayed tasks (1 to {@value #MAX_PAGE})
 	 * @return the queue
 	 */
 	QueueDetails queue(@Nullable String name, int deadCount, int upcomingCount);
+
+	/**
+	 * Return one dead letter whole: its full error and payload.
+	 * @param name the queue
+	 * @param id the task id
+	 * @return the dead task, or empty when there is none of that id
+	 */
+	Optional<DeadTask> deadLetter(@Nullable String name, @Nullable String id);
+
+	/**
+	 * Return one waiting task (due or delayed) whole: its full payload.
+	 * @param name the queue
+	 * @param id the task id
+	 * @return the oldest waiting task of that id, or empty when none waits
+	 */
+	Optional<TaskEntry> waitingTask(@Nullable String name, @Nullable String id);
 
 	/**
 	 * Return who holds a lock, on any instance.
@@ -84,6 +116,14 @@ public interface RedisLockAdmin {
 	boolean requeue(@Nullable String name, @Nullable String id);
 
 	/**
+	 * Remove one dead task.
+	 * @param name the queue
+	 * @param id the task id
+	 * @return whether there was such a dead task
+	 */
+	boolean deleteDeadLetter(@Nullable String name, @Nullable String id);
+
+	/**
 	 * Remove every dead task of a queue.
 	 * @param name the queue
 	 * @return how many were removed
@@ -117,10 +157,13 @@ public interface RedisLockAdmin {
 	 * One queue in detail.
 	 *
 	 * @param summary its depths and pause state
-	 * @param deadLetters its oldest dead letters
-	 * @param upcoming its next delayed tasks
+	 * @param deadLetters its oldest dead letters, previews
+	 * @param upcoming its next delayed tasks, previews
+	 * @param complete whether the lists hold all that were asked for; {@code false} when
+	 * they stopped at the answer's byte budget ({@value #ANSWER_BYTES} bytes)
 	 */
-	record QueueDetails(QueueSummary summary, List<DeadTask> deadLetters, List<TaskEntry> upcoming) {
+	record QueueDetails(QueueSummary summary, List<DeadLetterPreview> deadLetters, List<TaskPreview> upcoming,
+			boolean complete) {
 	}
 
 }

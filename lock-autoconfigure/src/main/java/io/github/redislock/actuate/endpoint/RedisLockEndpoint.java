@@ -26,12 +26,18 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * lease left, fencing token) and each queue it handles (depths, lag, paused);</li>
  * <li>{@code GET /actuator/redislock/queues/{queue}?dead=20&upcoming=20}: one queue with
  * its oldest dead letters (id, attempts, last error, died at, payload) and its next
- * delayed tasks;</li>
+ * delayed tasks, errors and payloads cut to {@value RedisLockAdmin#PREVIEW_BYTES} bytes
+ * with their full sizes, as many as fit in {@value RedisLockAdmin#ANSWER_BYTES} bytes
+ * ({@code complete} says whether all asked for are in);</li>
+ * <li>{@code GET /actuator/redislock/queues/{queue}/dead-letter?id=} and {@code GET
+ * /actuator/redislock/queues/{queue}/task?id=}: one dead letter or waiting task whole
+ * (404 when there is none);</li>
  * <li>{@code GET /actuator/redislock/locks/{name}}: who holds a lock, on any
  * instance;</li>
  * <li>{@code POST /actuator/redislock/queues/{queue}} with a JSON body {@code {"action":
- * "pause" | "resume" | "purge" | "requeue" | "cancel", "id": ...}} ({@code id}: the task,
- * for {@code requeue} and {@code cancel});</li>
+ * "pause" | "resume" | "purge" | "requeue" | "cancel" | "delete", "id": ...}}
+ * ({@code id}: the task, for {@code requeue}, {@code cancel} and {@code delete} — a dead
+ * letter);</li>
  * <li>{@code DELETE /actuator/redislock/{name}}: force-unlock a lock whoever holds
  * it.</li>
  * </ul>
@@ -92,13 +98,39 @@ public class RedisLockEndpoint {
 	}
 
 	/**
-	 * Act on a queue: pause, resume, purge its dead letters, requeue a dead task, cancel
-	 * a waiting task. Offered only with unrestricted access to this endpoint.
+	 * Show one dead letter ({@code kind = dead-letter}) or one waiting task
+	 * ({@code kind = task}) whole.
 	 * @param section {@code queues}
 	 * @param name the queue
-	 * @param action {@code pause}, {@code resume}, {@code purge}, {@code requeue} or
-	 * {@code cancel}
-	 * @param id the task, for {@code requeue} and {@code cancel}
+	 * @param kind {@code dead-letter} or {@code task}
+	 * @param id the task id
+	 * @return the task, or {@code null} (404) when there is none
+	 */
+	@ReadOperation
+	public @Nullable Object task(@Selector String section, @Selector String name, @Selector String kind, String id) {
+		return answer(() -> {
+			if (!"queues".equals(section)) {
+				throw new AdminRequestException(
+						"Unknown section '" + section + "': use /queues/{queue}/dead-letter or /queues/{queue}/task");
+			}
+			return switch (kind) {
+				case "dead-letter" -> this.admin.deadLetter(name, id).orElse(null);
+				case "task" -> this.admin.waitingTask(name, id).orElse(null);
+				default -> throw new AdminRequestException(
+						"Unknown kind '" + kind + "': use /queues/{queue}/dead-letter?id= or /queues/{queue}/task?id=");
+			};
+		});
+	}
+
+	/**
+	 * Act on a queue: pause, resume, purge its dead letters, requeue a dead task, cancel
+	 * a waiting task, delete a dead task. Offered only with unrestricted access to this
+	 * endpoint.
+	 * @param section {@code queues}
+	 * @param name the queue
+	 * @param action {@code pause}, {@code resume}, {@code purge}, {@code requeue},
+	 * {@code cancel} or {@code delete}
+	 * @param id the task, for {@code requeue}, {@code cancel} and {@code delete}
 	 * @return what was done
 	 */
 	@WriteOperation
@@ -123,7 +155,7 @@ public class RedisLockEndpoint {
 		return answer(() -> Map.of("name", name, "deleted", this.admin.forceUnlock(name)));
 	}
 
-	private static <T> T answer(java.util.function.Supplier<T> operation) {
+	private static <T extends @Nullable Object> T answer(java.util.function.Supplier<T> operation) {
 		try {
 			return operation.get();
 		}

@@ -7,11 +7,14 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 import io.github.redislock.admin.AdminRequestException;
+import io.github.redislock.admin.DeadLetterPreview;
 import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.internal.Printable;
+import io.github.redislock.internal.queue.Page;
 import io.github.redislock.internal.queue.QueueDepths;
 import io.github.redislock.internal.queue.RedisTaskQueue;
 import io.github.redislock.queue.DeadTask;
@@ -70,8 +73,32 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 		RedisTaskQueue queue = checkQueue(name);
 		checkCount("dead", deadCount);
 		checkCount("upcoming", upcomingCount);
-		return new QueueDetails(summary(name, queue.depths(name)), queue.list(name, deadCount),
-				queue.upcoming(name, upcomingCount));
+		// Half of the budget for each list.
+		Page<DeadLetterPreview> dead = queue.deadLetterPreviews(name, deadCount, PREVIEW_BYTES, ANSWER_BYTES / 2);
+		Page<TaskPreview> upcoming = queue.upcomingPreviews(name, upcomingCount, PREVIEW_BYTES, ANSWER_BYTES / 2);
+		return new QueueDetails(summary(name, queue.depths(name)), dead.entries(), upcoming.entries(),
+				dead.complete() && upcoming.complete());
+	}
+
+	@Override
+	public Optional<DeadTask> deadLetter(@Nullable String name, @Nullable String id) {
+		RedisTaskQueue queue = checkQueue(name);
+		checkTaskId(id);
+		return queue.deadLetter(name, id);
+	}
+
+	@Override
+	public Optional<TaskEntry> waitingTask(@Nullable String name, @Nullable String id) {
+		RedisTaskQueue queue = checkQueue(name);
+		checkTaskId(id);
+		return queue.find(name, id);
+	}
+
+	@Override
+	public boolean deleteDeadLetter(@Nullable String name, @Nullable String id) {
+		RedisTaskQueue queue = checkQueue(name);
+		checkTaskId(id);
+		return queue.deleteDeadLetter(name, id);
 	}
 
 	@Override
@@ -99,7 +126,7 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 	@Override
 	public boolean requeue(@Nullable String name, @Nullable String id) {
 		RedisTaskQueue queue = checkQueue(name);
-		checkId("task id", id);
+		checkTaskId(id);
 		return queue.requeue(name, id);
 	}
 
@@ -111,7 +138,7 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 	@Override
 	public boolean cancel(@Nullable String name, @Nullable String id) {
 		RedisTaskQueue queue = checkQueue(name);
-		checkId("task id", id);
+		checkTaskId(id);
 		return queue.cancel(name, id);
 	}
 
@@ -141,6 +168,10 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 		if (id.chars().anyMatch(Character::isISOControl)) {
 			throw new AdminRequestException("The " + what + " '" + printable(id) + "' contains control characters");
 		}
+	}
+
+	private static void checkTaskId(@Nullable String id) {
+		checkId("task id", id);
 	}
 
 	private static void checkCount(String what, int count) {

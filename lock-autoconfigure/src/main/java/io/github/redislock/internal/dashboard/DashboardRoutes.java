@@ -11,7 +11,9 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.github.redislock.admin.AdminRequestException;
+import io.github.redislock.admin.DeadLetterPreview;
 import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
 import io.github.redislock.internal.admin.QueueActions;
@@ -31,7 +33,9 @@ import org.springframework.web.util.HtmlUtils;
 
 /**
  * The dashboard's routes under its path {@code P}: the page ({@code GET P}), its two
- * assets, its data ({@code GET P/api/state}, {@code P/api/queue?name=},
+ * assets, its data ({@code GET P/api/state}, {@code P/api/queue?name=} — without
+ * payloads, which the page does not show in its lists, and with errors cut to previews —,
+ * {@code P/api/task?queue=&id=&state=dead|waiting} — one task whole, on demand —,
  * {@code P/api/holder?name=}) and its actions
  * ({@code POST P/api/action?action=&queue=&id=}).
  * <p>
@@ -105,9 +109,8 @@ public final class DashboardRoutes {
 			.GET(this.path + "/dashboard.css", (request) -> text(css, "text/css"))
 			.GET(this.path + "/dashboard.js", (request) -> text(js, "text/javascript"))
 			.GET(this.path + "/api/state", this::state)
-			.GET(this.path + "/api/queue",
-					(request) -> json(this.admin.queue(request.param("name").orElse(null), count(request, "dead"),
-							count(request, "upcoming"))))
+			.GET(this.path + "/api/queue", this::queue)
+			.GET(this.path + "/api/task", this::task)
 			.GET(this.path + "/api/holder", this::holder)
 			.POST(this.path + "/api/action", this::action)
 			.onError(AdminRequestException.class,
@@ -144,6 +147,31 @@ public final class DashboardRoutes {
 		state.put("refreshMillis", this.refreshInterval.toMillis());
 		state.put("csrf", (this.securityPresent && SECURITY_WEB_PRESENT) ? Csrf.token(request.servletRequest()) : null);
 		return json(state);
+	}
+
+	private ServerResponse queue(ServerRequest request) {
+		RedisLockAdmin.QueueDetails details = this.admin.queue(request.param("name").orElse(null),
+				count(request, "dead"), count(request, "upcoming"));
+		Map<String, Object> view = new LinkedHashMap<>();
+		view.put("summary", details.summary());
+		view.put("deadLetters", details.deadLetters().stream().map(DeadLetterRow::of).toList());
+		view.put("upcoming", details.upcoming().stream().map(UpcomingRow::of).toList());
+		view.put("complete", details.complete());
+		return json(view);
+	}
+
+	private ServerResponse task(ServerRequest request) {
+		String queue = request.param("queue").orElse(null);
+		String id = request.param("id").orElse(null);
+		String state = request.param("state").orElse("");
+		Optional<?> task = switch (state) {
+			case "dead" -> this.admin.deadLetter(queue, id);
+			case "waiting" -> this.admin.waitingTask(queue, id);
+			default -> throw new AdminRequestException("'state' must be 'dead' or 'waiting'");
+		};
+		return task.<ServerResponse>map(DashboardRoutes::json)
+			.orElseGet(() -> problem(HttpStatus.NOT_FOUND,
+					state.equals("dead") ? "No such dead letter" : "No such waiting task"));
 	}
 
 	private ServerResponse holder(ServerRequest request) {
@@ -241,6 +269,29 @@ public final class DashboardRoutes {
 		static LockView of(HeldLock lock) {
 			return new LockView(lock.name(), lock.type(), lock.heldFor().toMillis(), lock.leaseLeft().toMillis(),
 					lock.fencingToken());
+		}
+
+	}
+
+	/**
+	 * A dead letter as the page lists it: no payload (shown on demand), the error cut.
+	 */
+	record DeadLetterRow(String id, long diedAt, int attempts, String error, long errorBytes, long payloadBytes) {
+
+		static DeadLetterRow of(DeadLetterPreview dead) {
+			return new DeadLetterRow(dead.id(), dead.diedAt(), dead.attempts(), dead.error(), dead.errorBytes(),
+					dead.payloadBytes());
+		}
+
+	}
+
+	/**
+	 * A delayed task as the page lists it: no payload (shown on demand).
+	 */
+	record UpcomingRow(String id, long dueAt, long payloadBytes) {
+
+		static UpcomingRow of(TaskPreview task) {
+			return new UpcomingRow(task.id(), task.dueAt(), task.payloadBytes());
 		}
 
 	}

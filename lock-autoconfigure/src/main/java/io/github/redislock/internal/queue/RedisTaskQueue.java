@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.github.redislock.admin.DeadLetterPreview;
+import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.internal.lock.LettuceScripts;
 import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.DeadTask;
@@ -337,12 +339,93 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 		List<?> flat = this.redis.execute(DEAD_LETTERS, this.keys.all(queue), "list", Integer.toString(count));
 		List<DeadTask> result = new ArrayList<>();
 		for (int i = 0; flat != null && i + 3 < flat.size(); i += 4) {
-			JsonNode details = this.json.readTree((String) flat.get(i + 2));
-			long diedAtMicros = Long.parseLong((String) flat.get(i + 1));
-			result.add(new DeadTask((String) flat.get(i), diedAtMicros / 1000, details.path("attempts").asInt(),
-					details.path("error").asString(""), (String) flat.get(i + 3)));
+			result.add(deadTask(flat, i));
 		}
 		return result;
+	}
+
+	/**
+	 * Return the oldest dead letters with their errors and payloads cut to
+	 * {@code previewBytes} in Redis (a large one never leaves the server whole), as many
+	 * as fit in {@code budgetBytes}.
+	 * @param queue the queue name
+	 * @param count the most to return
+	 * @param previewBytes the most bytes of each error and payload
+	 * @param budgetBytes the most bytes of ids and previews together (the first entry is
+	 * always in)
+	 * @return the previews, and whether all of the {@code count} asked for are in
+	 */
+	public Page<DeadLetterPreview> deadLetterPreviews(String queue, int count, int previewBytes, int budgetBytes) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(DEAD_LETTERS, this.keys.all(queue), "previews", Integer.toString(count),
+				Integer.toString(previewBytes), Integer.toString(budgetBytes));
+		List<DeadLetterPreview> result = new ArrayList<>();
+		int i = 0;
+		for (; flat != null && i + 6 < flat.size(); i += 7) {
+			result.add(new DeadLetterPreview((String) flat.get(i), Long.parseLong((String) flat.get(i + 1)) / 1000,
+					Integer.parseInt((String) flat.get(i + 2)), (String) flat.get(i + 3),
+					Long.parseLong((String) flat.get(i + 4)), (String) flat.get(i + 5),
+					Long.parseLong((String) flat.get(i + 6))));
+		}
+		return new Page<>(result, flat == null || i >= flat.size() || "1".equals(flat.get(i)));
+	}
+
+	/**
+	 * Return the next delayed tasks with their payloads cut to {@code previewBytes} in
+	 * Redis, as many as fit in {@code budgetBytes}.
+	 * @param queue the queue name
+	 * @param count the most to return
+	 * @param previewBytes the most bytes of each payload
+	 * @param budgetBytes the most bytes of ids and previews together (the first entry is
+	 * always in)
+	 * @return the previews, and whether all of the {@code count} asked for are in
+	 */
+	public Page<TaskPreview> upcomingPreviews(String queue, int count, int previewBytes, int budgetBytes) {
+		Assert.isTrue(count > 0, "'count' must be positive");
+		List<?> flat = this.redis.execute(TASKS, this.keys.all(queue), "upcoming",
+				Integer.toString(Math.min(count, MAX_PAGE)), Integer.toString(previewBytes),
+				Integer.toString(budgetBytes));
+		List<TaskPreview> result = new ArrayList<>();
+		int i = 0;
+		for (; flat != null && i + 3 < flat.size(); i += 4) {
+			result.add(new TaskPreview((String) flat.get(i), (long) Double.parseDouble((String) flat.get(i + 1)),
+					(String) flat.get(i + 2), Long.parseLong((String) flat.get(i + 3))));
+		}
+		return new Page<>(result, flat == null || i >= flat.size() || "1".equals(flat.get(i)));
+	}
+
+	/**
+	 * Return one dead letter whole.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @return the dead task, or empty when there is none of that id
+	 */
+	public Optional<DeadTask> deadLetter(String queue, String id) {
+		Assert.hasText(id, "'id' must not be empty");
+		List<?> flat = this.redis.execute(DEAD_LETTERS, this.keys.all(queue), "get", id);
+		if (flat == null || flat.size() < 4) {
+			return Optional.empty();
+		}
+		return Optional.of(deadTask(flat, 0));
+	}
+
+	/**
+	 * Delete one dead letter.
+	 * @param queue the queue name
+	 * @param id the task id
+	 * @return whether there was one
+	 */
+	public boolean deleteDeadLetter(String queue, String id) {
+		Assert.hasText(id, "'id' must not be empty");
+		Long result = this.redis.execute(DEAD_LETTER_COUNT, this.keys.all(queue), "delete", id);
+		return result != null && result == 1;
+	}
+
+	private DeadTask deadTask(List<?> flat, int i) {
+		JsonNode details = this.json.readTree((String) flat.get(i + 2));
+		long diedAtMicros = Long.parseLong((String) flat.get(i + 1));
+		return new DeadTask((String) flat.get(i), diedAtMicros / 1000, details.path("attempts").asInt(),
+				details.path("error").asString(""), (String) flat.get(i + 3));
 	}
 
 	@Override

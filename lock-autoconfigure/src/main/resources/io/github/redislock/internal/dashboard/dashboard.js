@@ -35,6 +35,16 @@
     return new Date(epochMillis).toISOString().replace('T', ' ').replace('Z', ' UTC');
   }
 
+  function bytes(count) {
+    if (count < 1024) return count + ' B';
+    return count < 1024 * 1024 ? (count / 1024).toFixed(1) + ' KB' : (count / 1024 / 1024).toFixed(1) + ' MB';
+  }
+
+  // A preview cut by the server: say how long the whole is.
+  function cut(preview, fullBytes) {
+    return new TextEncoder().encode(preview).length < fullBytes ? preview + ' … (' + bytes(fullBytes) + ' in all)' : preview;
+  }
+
   function status(text, error) {
     const node = document.getElementById('status');
     node.textContent = text;
@@ -65,6 +75,22 @@
       await refresh();
     } catch (error) {
       status('Could not ' + action + ': ' + error.message, true);
+    }
+  }
+
+  // One task whole, fetched only when asked for.
+  async function showTask(queue, id, state) {
+    try {
+      const task = await request('GET', '/api/task', { queue, id, state });
+      document.getElementById('task-view-id').textContent = id;
+      const error = document.getElementById('task-view-error');
+      error.textContent = state === 'dead' ? task.error : '';
+      error.hidden = state !== 'dead';
+      document.getElementById('task-view-error-title').hidden = state !== 'dead';
+      document.getElementById('task-view-payload').textContent = task.payload;
+      document.getElementById('task-view').hidden = false;
+    } catch (error) {
+      status('Could not read ' + id + ': ' + error.message, true);
     }
   }
 
@@ -112,12 +138,17 @@
       if (state.canWrite) {
         actions.append(el('button', { type: 'button', class: 'requeue', text: 'Requeue',
           onclick: () => act('requeue', details.summary.name, task.id) }));
+        actions.append(el('button', { type: 'button', class: 'delete danger', text: 'Delete',
+          onclick: () => act('delete', details.summary.name, task.id) }));
       }
       dead.append(el('tr', { 'data-id': task.id },
         el('td', { text: task.id }), el('td', { class: 'num', text: task.attempts }),
-        el('td', { class: 'error', text: task.error }), el('td', { text: time(task.diedAt) }), actions));
+        el('td', { class: 'error', text: cut(task.error, task.errorBytes) }), el('td', { text: time(task.diedAt) }),
+        el('td', {}, el('button', { type: 'button', class: 'show-payload', text: 'Show ' + bytes(task.payloadBytes),
+          onclick: () => showTask(details.summary.name, task.id, 'dead') })),
+        actions));
     }
-    noneRow(dead, 5, 'No dead letters');
+    noneRow(dead, 6, 'No dead letters');
     const upcoming = document.querySelector('#upcoming tbody');
     upcoming.replaceChildren();
     for (const task of details.upcoming) {
@@ -127,10 +158,13 @@
           onclick: () => act('cancel', details.summary.name, task.id) }));
       }
       upcoming.append(el('tr', { 'data-id': task.id },
-        el('td', { text: task.id }), el('td', { text: time(task.score) }),
-        el('td', { class: 'error', text: task.payload }), actions));
+        el('td', { text: task.id }), el('td', { class: 'due', text: time(task.dueAt) }),
+        el('td', {}, el('button', { type: 'button', class: 'show-payload', text: 'Show ' + bytes(task.payloadBytes),
+          onclick: () => showTask(details.summary.name, task.id, 'waiting') })),
+        actions));
     }
     noneRow(upcoming, 4, 'No delayed tasks');
+    document.getElementById('incomplete').hidden = details.complete;
   }
 
   function renderLocks() {
@@ -168,6 +202,9 @@
       state ? state.refreshMillis : 3000);
   }
 
+  document.getElementById('task-view-close').addEventListener('click', () => {
+    document.getElementById('task-view').hidden = true;
+  });
   document.getElementById('purge').addEventListener('click', () => {
     if (selected && window.confirm('Remove every dead letter of ' + selected + '?')) act('purge', selected);
   });

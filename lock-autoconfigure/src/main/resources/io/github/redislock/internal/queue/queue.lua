@@ -225,3 +225,20 @@ local function wakes_idle(due)
   end
   return false
 end
+
+-- At most max_bytes of the start of a text, cut at a UTF-8 character boundary (a byte
+-- 10xxxxxx continues a character), for the operators' lists.
+local function preview(text, max_bytes)
+  if #text <= max_bytes then
+    return text
+  end
+  local cut = max_bytes
+  while cut > 0 do
+    local next_byte = string.byte(text, cut + 1)
+    if next_byte < 0x80 or next_byte >= 0xC0 then
+      break
+    end
+    cut = cut - 1
+  end
+  return string.sub(text, 1, cut)
+end

@@ -1,7 +1,10 @@
 -- Look at, cancel and pause the waiting tasks of one queue.
 -- ARGV[1] 'find' (ARGV[2] id: {id, due ms, payload} of its oldest waiting task, or {}),
 -- 'cancel' (ARGV[2] id: removes its waiting tasks; returns {how many}), 'upcoming'
--- (ARGV[2] count: {id, due ms, payload, ...} of tasks not due yet, earliest first),
+-- (ARGV[2] count: {id, due ms, payload, ...} of tasks not due yet, earliest first; with
+-- ARGV[3] preview bytes and ARGV[4] answer budget bytes: {id, due ms, payload preview,
+-- payload bytes, ...} then '1' when every one asked for is in, '0' when the budget stopped
+-- the list — previews cut in Redis, so a large payload never leaves the server whole),
 -- 'pause' / 'resume' (ARGV[2] channel, ARGV[3] queue name: a resume wakes the workers;
 -- returns {1} when the state changed, else {0}).
 local action = ARGV[1]
@@ -30,9 +33,34 @@ end
 if action == 'upcoming' then
   local result = {}
   local later = redis.call('ZRANGEBYSCORE', READY, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, tonumber(ARGV[2]))
-  for i = 1, #later, 2 do
-    entry(result, later[i], later[i + 1])
+  if not ARGV[3] then
+    for i = 1, #later, 2 do
+      entry(result, later[i], later[i + 1])
+    end
+    return result
   end
+  local preview_bytes, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
+  local used = 0
+  local complete = '1'
+  for i = 1, #later, 2 do
+    local handle = later[i]
+    local id = task_id(handle) or ''
+    local payload_bytes = redis.call('HSTRLEN', TASKS, handle .. ':payload')
+    local payload_preview = ''
+    if payload_bytes > 0 then
+      payload_preview = preview(redis.call('HGET', TASKS, handle .. ':payload'), preview_bytes)
+    end
+    local size = #id + #payload_preview + 64
+    if #result > 0 and used + size > budget then
+      complete = '0'
+      break
+    end
+    used = used + size
+    for _, value in ipairs({ id, later[i + 1], payload_preview, tostring(payload_bytes) }) do
+      table.insert(result, value)
+    end
+  end
+  table.insert(result, complete)
   return result
 end
 if action == 'pause' then

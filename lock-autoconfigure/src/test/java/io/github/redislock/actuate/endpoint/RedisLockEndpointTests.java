@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.annotation.QueuedTask;
 import io.github.redislock.autoconfigure.RedisLockAdminAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockEndpointAutoConfiguration;
@@ -11,13 +12,17 @@ import io.github.redislock.autoconfigure.RedisTaskQueueAutoConfiguration;
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.queue.DeadLetters;
+import io.github.redislock.queue.DeadTask;
 import io.github.redislock.queue.TaskEntry;
 import io.github.redislock.queue.TaskQueue;
+import io.github.redislock.test.DeadLetterFixture;
 import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -39,7 +44,10 @@ class RedisLockEndpointTests {
 
 	private final String queue = "endpoint-" + UUID.randomUUID();
 
+	private final RedisServer redis;
+
 	RedisLockEndpointTests(RedisServer redis) {
+		this.redis = redis;
 		this.runner = LockApplicationContextRunner.on(redis)
 			.withConfiguration(AutoConfigurations.of(RedisTaskQueueAutoConfiguration.class,
 					RedisLockAdminAutoConfiguration.class, RedisLockEndpointAutoConfiguration.class))
@@ -95,7 +103,7 @@ class RedisLockEndpointTests {
 					null, null);
 			assertThat(details.summary().delayed()).isEqualTo(1);
 			assertThat(details.summary().paused()).isFalse();
-			assertThat(details.upcoming()).extracting(TaskEntry::id).containsExactly("later");
+			assertThat(details.upcoming()).extracting(TaskPreview::id).containsExactly("later");
 			assertThat(details.deadLetters()).isEmpty();
 			assertThat(endpoint.act("queues", this.queue, "pause", null)).containsEntry("action", "pause");
 			assertThat(endpoint.describe().queues().get(this.queue).paused()).isTrue();
@@ -107,6 +115,70 @@ class RedisLockEndpointTests {
 			assertThat(endpoint.act("queues", this.queue, "requeue", "nobody")).containsEntry("requeued", false);
 			assertThat(endpoint.act("queues", this.queue, "purge", null)).containsEntry("purged", 0L);
 		});
+	}
+
+	/**
+	 * 60 dead letters with a 1.9 MB payload and a 1.9 MB error each: the endpoint's
+	 * answer for a thousand of them stays small.
+	 */
+	@Test
+	void aQueueAnswerIsBoundedInBytesWhateverItsDeadLettersHold() {
+		String queue = "endpoint-bounded-" + UUID.randomUUID();
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=redislock", "test.queue=" + queue)
+			.run((context) -> {
+				DeadLetterFixture.store(this.redis, queue, 60, 1_900_000);
+				try {
+					Object answer = context.getBean(RedisLockEndpoint.class).show("queues", queue, 1000, 1000);
+					byte[] json = new JsonMapper().writeValueAsBytes(answer);
+					System.out.println(
+							"Endpoint answer to ?dead=1000 over 60 dead letters of 1.9 MB: " + json.length + " bytes");
+					assertThat(json.length).isLessThan(300 * 1024);
+				}
+				finally {
+					DeadLetterFixture.delete(this.redis, queue);
+				}
+			});
+	}
+
+	/**
+	 * A queue's answer cuts errors and payloads to previews with their full sizes; one
+	 * dead letter or waiting task is read whole at
+	 * {@code /queues/{queue}/dead-letter?id=} or {@code /queues/{queue}/task?id=}, and
+	 * one dead letter is deleted with the action {@code delete}.
+	 */
+	@Test
+	void oneTaskIsReadWholeAndOneDeadLetterDeleted() {
+		String queue = "endpoint-task-" + UUID.randomUUID();
+		this.runner.withPropertyValues("management.endpoints.web.exposure.include=redislock", "test.queue=" + queue)
+			.run((context) -> {
+				RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
+				context.getBean(TaskQueue.class).enqueue(queue, "later", "x".repeat(5000), Duration.ofHours(1));
+				DeadLetterFixture.store(this.redis, queue, 2, 10_000);
+				try {
+					RedisLockAdmin.QueueDetails details = (RedisLockAdmin.QueueDetails) endpoint.show("queues", queue,
+							null, null);
+					assertThat(details.deadLetters()).hasSize(2).first().satisfies((dead) -> {
+						assertThat(dead.error()).hasSize(RedisLockAdmin.PREVIEW_BYTES);
+						assertThat(dead.errorBytes()).isEqualTo(10_000);
+						assertThat(dead.payload()).hasSize(RedisLockAdmin.PREVIEW_BYTES);
+						assertThat(dead.payloadBytes()).isEqualTo(10_002);
+					});
+					assertThat(details.upcoming().get(0).payloadBytes()).isEqualTo(5002);
+					DeadTask dead = (DeadTask) endpoint.task("queues", queue, "dead-letter", "dead-00");
+					assertThat(dead.error()).hasSize(10_000);
+					assertThat(dead.payload()).hasSize(10_002);
+					TaskEntry waiting = (TaskEntry) endpoint.task("queues", queue, "task", "later");
+					assertThat(waiting.payload()).hasSize(5002);
+					assertThat(endpoint.task("queues", queue, "dead-letter", "nobody")).isNull();
+					assertThat(endpoint.act("queues", queue, "delete", "dead-00")).containsEntry("deleted", true);
+					assertThat(endpoint.act("queues", queue, "delete", "dead-00")).containsEntry("deleted", false);
+					assertThat(context.getBean(DeadLetters.class).list(queue, 10)).extracting(DeadTask::id)
+						.containsExactly("dead-01");
+				}
+				finally {
+					DeadLetterFixture.delete(this.redis, queue);
+				}
+			});
 	}
 
 	@Test

@@ -7,6 +7,7 @@ import java.util.UUID;
 import io.github.redislock.internal.admin.DefaultRedisLockAdmin;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.internal.queue.RedisTaskQueue;
+import io.github.redislock.test.DeadLetterFixture;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -42,7 +43,10 @@ class DashboardRoutesTests {
 
 	private final DefaultRedisLockAdmin admin;
 
+	private final RedisServer redis;
+
 	DashboardRoutesTests(RedisServer redis) {
+		this.redis = redis;
 		this.queue = new RedisTaskQueue(redis.connectionFactory(), new JsonMapper(), "redislock");
 		this.template = new DefaultRedisLockTemplate(redis.connectionFactory());
 		this.admin = new DefaultRedisLockAdmin(this.template::getHeldLocks, () -> List.of(this.queueName), this.queue,
@@ -150,6 +154,95 @@ class DashboardRoutesTests {
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.upcoming[0].id").value("kept"))
 			.andExpect(jsonPath("$.summary.delayed").value(1));
+	}
+
+	/**
+	 * 60 dead letters with a 1.9 MB payload and a 1.9 MB error each (left by an earlier
+	 * release, or written under a raised max-payload-size): one request for a thousand of
+	 * them answers a bounded number of bytes, and says that it stopped short.
+	 */
+	@Test
+	void aQueueAnswerIsBoundedInBytesWhateverItsDeadLettersHold() throws Exception {
+		int size = 1_900_000;
+		DeadLetterFixture.store(this.redis, this.queueName, 60, size);
+		try {
+			byte[] body = dashboard(false)
+				.perform(get("/ops/locks/api/queue").param("name", this.queueName)
+					.param("dead", "1000")
+					.param("upcoming", "1000"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.complete").value(false))
+				.andExpect(jsonPath("$.deadLetters[0].id").value("dead-00"))
+				.andExpect(jsonPath("$.deadLetters[0].payloadBytes").value(size + 2))
+				.andExpect(jsonPath("$.deadLetters[0].errorBytes").value(size))
+				.andReturn()
+				.getResponse()
+				.getContentAsByteArray();
+			System.out
+				.println("Dashboard answer to ?dead=1000 over 60 dead letters of 1.9 MB: " + body.length + " bytes");
+			assertThat(body.length).isLessThan(300 * 1024);
+		}
+		finally {
+			DeadLetterFixture.delete(this.redis, this.queueName);
+		}
+	}
+
+	/**
+	 * The page's view of a queue carries no payload (it shows none) and errors cut to a
+	 * preview with their full sizes; one task is read whole on demand.
+	 */
+	@Test
+	void theQueueViewCarriesNoPayloadAndOneTaskIsReadWholeOnDemand() throws Exception {
+		this.queue.enqueue(this.queueName, "later", "ü".repeat(3000), Duration.ofHours(1));
+		DeadLetterFixture.store(this.redis, this.queueName, 1, 10_000);
+		try {
+			MockMvc mvc = dashboard(false);
+			mvc.perform(get("/ops/locks/api/queue").param("name", this.queueName))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.complete").value(true))
+				.andExpect(jsonPath("$.upcoming[0].id").value("later"))
+				.andExpect(jsonPath("$.upcoming[0].payloadBytes").value(6002))
+				.andExpect(jsonPath("$.upcoming[0].payload").doesNotExist())
+				.andExpect(jsonPath("$.deadLetters[0].id").value("dead-00"))
+				.andExpect(jsonPath("$.deadLetters[0].payload").doesNotExist())
+				.andExpect(jsonPath("$.deadLetters[0].payloadBytes").value(10_002))
+				.andExpect(jsonPath("$.deadLetters[0].errorBytes").value(10_000))
+				.andExpect(jsonPath("$.deadLetters[0].error").value("e".repeat(4096)));
+			mvc.perform(get("/ops/locks/api/task").param("queue", this.queueName)
+				.param("id", "dead-00")
+				.param("state", "dead"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.payload").value("\"" + "p".repeat(10_000) + "\""))
+				.andExpect(jsonPath("$.error").value("e".repeat(10_000)));
+			mvc.perform(get("/ops/locks/api/task").param("queue", this.queueName)
+				.param("id", "later")
+				.param("state", "waiting"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.payload").value("\"" + "ü".repeat(3000) + "\""));
+			mvc.perform(get("/ops/locks/api/task").param("queue", this.queueName)
+				.param("id", "nobody")
+				.param("state", "dead")).andExpect(status().isNotFound());
+			mvc.perform(get("/ops/locks/api/task").param("queue", this.queueName)
+				.param("id", "later")
+				.param("state", "running"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.error").value(containsString("'dead' or 'waiting'")));
+		}
+		finally {
+			DeadLetterFixture.delete(this.redis, this.queueName);
+		}
+	}
+
+	/**
+	 * Previews are cut in Redis at a character boundary: a payload of two-byte characters
+	 * is never cut inside one.
+	 */
+	@Test
+	void previewsAreCutAtACharacterBoundary() {
+		this.queue.enqueue(this.queueName, "later", "ü".repeat(3000), Duration.ofHours(1));
+		String preview = this.admin.queue(this.queueName, 1, 1).upcoming().get(0).payload();
+		assertThat(preview).startsWith("\"ü").doesNotContain("\uFFFD");
+		assertThat(preview.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(4095);
 	}
 
 }
