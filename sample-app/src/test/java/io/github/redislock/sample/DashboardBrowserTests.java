@@ -311,11 +311,11 @@ class DashboardBrowserTests {
 			.isEmpty();
 		assertThat(this.browser.findElement(By.id("purge")).isDisplayed()).isFalse();
 		// The page's own request, as a viewer: refused for the missing role.
-		Map<String, Object> asViewer = fetch("POST", "/redislock/api/action?action=pause&queue=receipts", true);
+		Map<String, Object> asViewer = fetch("POST", "/redislock/api/action", true);
 		assertThat(asViewer.get("status")).isEqualTo(403L);
 		// A forged request (what a cross-site form sends: no dashboard header, no CSRF
 		// token).
-		Map<String, Object> forged = fetch("POST", "/redislock/api/action?action=purge&queue=receipts", false);
+		Map<String, Object> forged = fetch("POST", "/redislock/api/action", false);
 		assertThat(forged.get("status")).isEqualTo(403L);
 		TaskQueue queue = this.app.getBean(TaskQueue.class);
 		assertThat(queue.isPaused("receipts")).isFalse();
@@ -333,12 +333,12 @@ class DashboardBrowserTests {
 	@Test
 	void operatorsForgedPostIsRefusedAndMalformedActionsChangeNothing() {
 		signInAs("operator");
-		Map<String, Object> forged = fetch("POST", "/redislock/api/action?action=pause&queue=receipts", false);
+		Map<String, Object> forged = fetch("POST", "/redislock/api/action", false);
 		assertThat(forged.get("status")).isEqualTo(403L);
 		assertThat(this.app.getBean(TaskQueue.class).isPaused("receipts")).isFalse();
-		Map<String, Object> badId = pageAction("requeue", "receipts", "bad%0Aid");
-		assertThat(badId.get("status")).isEqualTo(400L);
-		assertThat((String) badId.get("body")).contains("control characters");
+		Map<String, Object> blankId = pageAction("requeue", "receipts", " ");
+		assertThat(blankId.get("status")).isEqualTo(400L);
+		assertThat((String) blankId.get("body")).contains("Give a task id");
 		assertThat(pageAction("pause", "nope", null).get("status")).isEqualTo(400L);
 		assertThat(pageAction("explode", "receipts", null).get("status")).isEqualTo(400L);
 		assertThat(this.app.getBean(TaskQueue.class).isPaused("receipts")).isFalse();
@@ -355,16 +355,85 @@ class DashboardBrowserTests {
 				fetch(arguments[0] + '/redislock/api/state', { credentials: 'same-origin' })
 				  .then((response) => response.json())
 				  .then((state) => {
-				    const headers = { 'X-RedisLock-Dashboard': '1' };
+				    const headers = { 'X-RedisLock-Dashboard': '1', 'Content-Type': 'application/json' };
 				    headers[state.csrf.headerName] = state.csrf.token;
-				    return fetch(arguments[0] + '/redislock/api/action?' + arguments[1], { method: 'POST', headers,
-				      credentials: 'same-origin' });
+				    const body = { action: arguments[1], queue: arguments[2] };
+				    if (arguments[3] !== null) {
+				      body.id = arguments[3];
+				    }
+				    return fetch(arguments[0] + '/redislock/api/action', { method: 'POST', headers,
+				      credentials: 'same-origin', body: JSON.stringify(body) });
 				  })
 				  .then(async (response) => done({ status: response.status, body: await response.text() }))
 				  .catch((error) => done({ status: -1, body: String(error) }));
 				""";
-		String query = "action=" + action + "&queue=" + queue + ((id != null) ? "&id=" + id : "");
-		return (Map<String, Object>) ((JavascriptExecutor) this.browser).executeAsyncScript(script, this.base, query);
+		return (Map<String, Object>) ((JavascriptExecutor) this.browser).executeAsyncScript(script, this.base, action,
+				queue, id);
+	}
+
+	/**
+	 * A task due beyond the range of JavaScript's dates (year 300000, and the largest due
+	 * time there is) leaves the list of upcoming tasks whole: the page shows every row,
+	 * the far ones with their due time in words.
+	 */
+	@Test
+	void tasksDueBeyondTheRangeOfJavaScriptDatesLeaveTheUpcomingListWhole() {
+		TaskQueue queue = this.app.getBean(TaskQueue.class);
+		queue.pause("receipts");
+		long year300000 = java.time.LocalDate.of(300000, 1, 1)
+			.atStartOfDay(java.time.ZoneOffset.UTC)
+			.toInstant()
+			.toEpochMilli();
+		queue.enqueue("receipts", "soon", List.of("soon", "ann"), Duration.ofHours(1));
+		queue.enqueue("receipts", "year-300000", List.of("far", "bob"),
+				Duration.ofMillis(year300000 - System.currentTimeMillis()));
+		queue.enqueue("receipts", "never", List.of("never", "cy"), Duration.ofMillis(Long.MAX_VALUE));
+		signInAs("operator");
+		click(By.cssSelector("tr[data-queue='receipts'] a.queue"));
+		await().atMost(PATIENCE)
+			.until(() -> this.browser.findElements(By.cssSelector("#upcoming tr[data-id]")).size() == 3);
+		assertThat(text(By.cssSelector("#upcoming tr[data-id='soon'] td.due"))).endsWith("UTC");
+		assertThat(text(By.cssSelector("#upcoming tr[data-id='year-300000'] td.due"))).contains("after year 275760");
+		assertThat(text(By.cssSelector("#upcoming tr[data-id='never'] td.due"))).contains("after year 275760");
+		assertThat(text(By.id("status"))).doesNotContain("Could not");
+	}
+
+	/**
+	 * Ids that enqueue accepts — thousands of characters long, with control characters —
+	 * are cancelled from the page; one dead letter is deleted from it, the others stay.
+	 */
+	@Test
+	void longIdsAndIdsWithControlCharactersAreCancelledAndOneDeadLetterDeletedFromThePage() {
+		TaskQueue queue = this.app.getBean(TaskQueue.class);
+		Receipts receipts = this.app.getBean(Receipts.class);
+		receipts.setMailboxOpen(false);
+		receipts.send("order-51", "gus");
+		receipts.send("order-52", "hal");
+		DeadLetters dead = this.app.getBean(DeadLetters.class);
+		await().atMost(PATIENCE).until(() -> dead.list("receipts", 10).size() == 2);
+		String longId = "k".repeat(3000);
+		String controlId = "line\nbreak\u0007";
+		queue.enqueue("receipts", longId, List.of("x", "ivy"), Duration.ofHours(1));
+		queue.enqueue("receipts", controlId, List.of("y", "jo"), Duration.ofHours(2));
+		signInAs("operator");
+		click(By.cssSelector("tr[data-queue='receipts'] a.queue"));
+		await().atMost(PATIENCE)
+			.until(() -> this.browser.findElements(By.cssSelector("#upcoming button.cancel")).size() == 2);
+		click(By.cssSelector("#upcoming tr:nth-child(1) button.cancel"));
+		await().atMost(PATIENCE).until(() -> queue.find("receipts", longId).isEmpty());
+		await().atMost(PATIENCE)
+			.until(() -> this.browser.findElements(By.cssSelector("#upcoming button.cancel")).size() == 1);
+		click(By.cssSelector("#upcoming tr:nth-child(1) button.cancel"));
+		await().atMost(PATIENCE).until(() -> queue.find("receipts", controlId).isEmpty());
+		click(By.cssSelector("#dead tr[data-id='order-51'] button.show-payload"));
+		await().atMost(PATIENCE).until(() -> text(By.id("task-view-payload")).contains("order-51"));
+		assertThat(text(By.id("task-view-error"))).contains("MailboxClosedException");
+		click(By.cssSelector("#dead tr[data-id='order-51'] button.delete"));
+		await().atMost(PATIENCE).until(() -> dead.list("receipts", 10).size() == 1);
+		assertThat(dead.list("receipts", 10)).extracting(io.github.redislock.queue.DeadTask::id)
+			.containsExactly("order-52");
+		await().atMost(PATIENCE)
+			.until(() -> this.browser.findElements(By.cssSelector("#dead tr[data-id='order-51']")).isEmpty());
 	}
 
 }

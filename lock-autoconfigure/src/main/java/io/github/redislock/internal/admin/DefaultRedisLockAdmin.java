@@ -170,8 +170,14 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 		}
 	}
 
+	/**
+	 * Accept any task id that enqueue accepts (text that is not blank): ids of any length
+	 * and with control characters are acted on like others.
+	 */
 	private static void checkTaskId(@Nullable String id) {
-		checkId("task id", id);
+		if (id == null || id.isBlank()) {
+			throw new AdminRequestException("Give a task id");
+		}
 	}
 
 	private static void checkCount(String what, int count) {

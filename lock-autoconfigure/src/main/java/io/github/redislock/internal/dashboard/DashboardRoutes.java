@@ -36,8 +36,8 @@ import org.springframework.web.util.HtmlUtils;
  * assets, its data ({@code GET P/api/state}, {@code P/api/queue?name=} — without
  * payloads, which the page does not show in its lists, and with errors cut to previews —,
  * {@code P/api/task?queue=&id=&state=dead|waiting} — one task whole, on demand —,
- * {@code P/api/holder?name=}) and its actions
- * ({@code POST P/api/action?action=&queue=&id=}).
+ * {@code P/api/holder?name=}) and its actions ({@code POST P/api/action} with a JSON body
+ * {@code {"action": ..., "queue": ..., "id": ...}}).
  * <p>
  * Actions are refused (403) unless the caller may write — with Spring Security on the
  * class path, an authenticated user with the configured role; without it, only when
@@ -189,8 +189,30 @@ public final class DashboardRoutes {
 		if (refusal != null) {
 			return problem(HttpStatus.FORBIDDEN, refusal);
 		}
-		return json(QueueActions.run(this.admin, request.param("queue").orElse(null),
-				request.param("action").orElse(null), request.param("id").orElse(null)));
+		Map<?, ?> body = actionBody(request);
+		return json(QueueActions.run(this.admin, text(body, "queue"), text(body, "action"), text(body, "id")));
+	}
+
+	/**
+	 * The action's JSON body: ids travel there rather than in the URL, so that any id
+	 * that enqueue accepts (long, with control characters) can be acted on.
+	 */
+	private static Map<?, ?> actionBody(ServerRequest request) {
+		try {
+			return request.body(Map.class);
+		}
+		catch (Exception ex) {
+			throw new AdminRequestException(
+					"Send the action as a JSON object: {\"action\": ..., \"queue\": ..., \"id\": ...}");
+		}
+	}
+
+	private static @Nullable String text(Map<?, ?> body, String name) {
+		Object value = body.get(name);
+		if (value != null && !(value instanceof String)) {
+			throw new AdminRequestException("'" + name + "' must be a string");
+		}
+		return (String) value;
 	}
 
 	/**

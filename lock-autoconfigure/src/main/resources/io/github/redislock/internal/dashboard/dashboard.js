@@ -31,8 +31,13 @@
     return minutes < 120 ? minutes.toFixed(1) + ' min' : (minutes / 60).toFixed(1) + ' h';
   }
 
+  // JavaScript's dates end 8.64e15 ms after 1970 (year 275760); a task may be due later.
   function time(epochMillis) {
-    return new Date(epochMillis).toISOString().replace('T', ' ').replace('Z', ' UTC');
+    const date = new Date(epochMillis);
+    if (Number.isNaN(date.getTime())) {
+      return (epochMillis > 0 ? 'after year 275760' : 'before year -271821') + ' (' + epochMillis + ' ms)';
+    }
+    return date.toISOString().replace('T', ' ').replace('Z', ' UTC');
   }
 
   function bytes(count) {
@@ -51,14 +56,22 @@
     node.classList.toggle('error', !!error);
   }
 
+  // GET: params in the query. POST: params as a JSON body (ids of any length and any
+  // characters fit there).
   async function request(method, path, params) {
     const url = new URL(base + path, window.location.href);
-    Object.entries(params || {}).forEach(([name, value]) => url.searchParams.set(name, value));
     const headers = { 'X-RedisLock-Dashboard': '1', 'Accept': 'application/json' };
-    if (method === 'POST' && state && state.csrf) {
-      headers[state.csrf.headerName] = state.csrf.token;
+    const init = { method, headers, credentials: 'same-origin' };
+    if (method === 'POST') {
+      headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(params || {});
+      if (state && state.csrf) {
+        headers[state.csrf.headerName] = state.csrf.token;
+      }
+    } else {
+      Object.entries(params || {}).forEach(([name, value]) => url.searchParams.set(name, value));
     }
-    const response = await fetch(url, { method, headers, credentials: 'same-origin' });
+    const response = await fetch(url, init);
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       throw new Error(body.error || (response.status + ' ' + response.statusText));

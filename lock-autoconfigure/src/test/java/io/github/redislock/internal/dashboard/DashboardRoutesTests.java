@@ -85,8 +85,8 @@ class DashboardRoutesTests {
 	@Test
 	void withoutSpringSecurityActionsAreDisabledUnlessWriteEnabled() throws Exception {
 		dashboard(false)
-			.perform(post("/ops/locks/api/action").param("action", "pause")
-				.param("queue", this.queueName)
+			.perform(post("/ops/locks/api/action").contentType("application/json")
+				.content(action("pause", this.queueName, null))
 				.header(DashboardRoutes.HEADER, "1"))
 			.andExpect(status().isForbidden())
 			.andExpect(jsonPath("$.error").value(containsString("redislock.dashboard.write-enabled=true")));
@@ -94,8 +94,8 @@ class DashboardRoutesTests {
 		MockMvc writable = dashboard(true);
 		writable.perform(get("/ops/locks/api/state")).andExpect(jsonPath("$.canWrite").value(true));
 		writable
-			.perform(post("/ops/locks/api/action").param("action", "pause")
-				.param("queue", this.queueName)
+			.perform(post("/ops/locks/api/action").contentType("application/json")
+				.content(action("pause", this.queueName, null))
 				.header(DashboardRoutes.HEADER, "1"))
 			.andExpect(status().isOk());
 		assertThat(this.queue.isPaused(this.queueName)).isTrue();
@@ -105,19 +105,19 @@ class DashboardRoutesTests {
 	@Test
 	void actionsFromAnywhereButThePageAreRefused() throws Exception {
 		MockMvc mvc = dashboard(true);
-		mvc.perform(post("/ops/locks/api/action").param("action", "pause").param("queue", this.queueName))
-			.andExpect(status().isForbidden());
-		mvc.perform(post("/ops/locks/api/action").param("action", "pause")
-			.param("queue", this.queueName)
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("pause", this.queueName, null))).andExpect(status().isForbidden());
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("pause", this.queueName, null))
 			.header(DashboardRoutes.HEADER, "1")
 			.header("Origin", "https://evil.example")).andExpect(status().isForbidden());
-		mvc.perform(post("/ops/locks/api/action").param("action", "pause")
-			.param("queue", this.queueName)
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("pause", this.queueName, null))
 			.header(DashboardRoutes.HEADER, "1")
 			.header("Sec-Fetch-Site", "cross-site")).andExpect(status().isForbidden());
 		assertThat(this.queue.isPaused(this.queueName)).isFalse();
-		mvc.perform(post("/ops/locks/api/action").param("action", "pause")
-			.param("queue", this.queueName)
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("pause", this.queueName, null))
 			.header(DashboardRoutes.HEADER, "1")
 			.header("Origin", "http://localhost")
 			.header("Sec-Fetch-Site", "same-origin")).andExpect(status().isOk());
@@ -142,12 +142,11 @@ class DashboardRoutesTests {
 		mvc.perform(get("/ops/locks/api/holder").param("name", ""))
 			.andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.error").value("Give a lock name"));
-		mvc.perform(post("/ops/locks/api/action").param("action", "cancel")
-			.param("queue", this.queueName)
-			.param("id", "k".repeat(1001))
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("cancel", this.queueName, " "))
 			.header(DashboardRoutes.HEADER, "1")).andExpect(status().isBadRequest());
-		mvc.perform(post("/ops/locks/api/action").param("action", "drop")
-			.param("queue", this.queueName)
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("drop", this.queueName, null))
 			.header(DashboardRoutes.HEADER, "1")).andExpect(status().isBadRequest());
 		assertThat(this.queue.find(this.queueName, "kept")).isPresent();
 		mvc.perform(get("/ops/locks/api/queue").param("name", this.queueName))
@@ -243,6 +242,38 @@ class DashboardRoutesTests {
 		String preview = this.admin.queue(this.queueName, 1, 1).upcoming().get(0).payload();
 		assertThat(preview).startsWith("\"ü").doesNotContain("\uFFFD");
 		assertThat(preview.getBytes(java.nio.charset.StandardCharsets.UTF_8)).hasSize(4095);
+	}
+
+	/**
+	 * What enqueue accepts as an id, the page acts on: ids travel in the action's JSON
+	 * body, so ids of thousands of characters and ids with control characters are
+	 * cancelled and requeued like any other.
+	 */
+	@Test
+	void idsThatEnqueueAcceptsAreCancelledThroughThePage() throws Exception {
+		String longId = "k".repeat(20_000);
+		String controlId = "line\nbreak\u0000";
+		this.queue.enqueue(this.queueName, longId, "x", Duration.ofHours(1));
+		this.queue.enqueue(this.queueName, controlId, "x", Duration.ofHours(1));
+		MockMvc mvc = dashboard(true);
+		for (String id : List.of(longId, controlId)) {
+			mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+				.content(action("cancel", this.queueName, id))
+				.header(DashboardRoutes.HEADER, "1"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.cancelled").value(true));
+			assertThat(this.queue.find(this.queueName, id)).isEmpty();
+		}
+	}
+
+	static String action(String action, String queue, String id) {
+		java.util.Map<String, String> body = new java.util.LinkedHashMap<>();
+		body.put("action", action);
+		body.put("queue", queue);
+		if (id != null) {
+			body.put("id", id);
+		}
+		return new JsonMapper().writeValueAsString(body);
 	}
 
 }
