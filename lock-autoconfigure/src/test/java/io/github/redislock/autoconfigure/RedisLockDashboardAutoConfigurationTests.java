@@ -2,11 +2,15 @@ package io.github.redislock.autoconfigure;
 
 import io.github.redislock.admin.RedisLockAdmin;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.web.servlet.function.RouterFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests for {@link RedisLockDashboardAutoConfiguration}, without a Redis server.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisLockDashboardAutoConfigurationTests {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -50,6 +55,29 @@ class RedisLockDashboardAutoConfigurationTests {
 		this.runner.withPropertyValues("redislock.dashboard.enabled=true")
 			.withClassLoader(new FilteredClassLoader(RouterFunction.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RouterFunction.class));
+	}
+
+	@Test
+	void onAReactiveApplicationAnEnabledDashboardSaysThatItNeedsSpringMvc(CapturedOutput output) {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, RedisLockAutoConfiguration.class,
+					RedisTaskQueueAutoConfiguration.class, RedisLockAdminAutoConfiguration.class,
+					RedisLockDashboardAutoConfiguration.class))
+			.withBean(org.springframework.data.redis.connection.RedisConnectionFactory.class,
+					UnstartedRedis::connectionFactory)
+			.withPropertyValues("redislock.dashboard.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RouterFunction.class)
+				.hasSingleBean(RedisLockDashboardAutoConfiguration.DashboardNotServed.class));
+		assertThat(output).contains("redislock.dashboard.enabled=true is ignored")
+			.contains("the dashboard needs Spring MVC");
+	}
+
+	@Test
+	void aServletApplicationWithTheDashboardLogsNoSuchLine(CapturedOutput output) {
+		this.runner.withPropertyValues("redislock.dashboard.enabled=true")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("redislock.dashboard.enabled=true is ignored");
 	}
 
 	@Test

@@ -12,12 +12,12 @@ import io.github.redislock.internal.admin.QueueActions;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * Actuator endpoint {@code redislock}.
@@ -41,8 +41,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code DELETE /actuator/redislock/{name}}: force-unlock a lock whoever holds
  * it.</li>
  * </ul>
- * Unknown queues, malformed ids and counts outside 1 to {@value RedisLockAdmin#MAX_PAGE}
- * are answered with 400 and change nothing.
+ * Unknown queues, sections and actions, blank ids and counts outside 1 to
+ * {@value RedisLockAdmin#MAX_PAGE} are answered with 400 and a body {@code {"error":
+ * ...}} saying what is wrong (an unknown action: which ones there are), and change
+ * nothing.
  * <p>
  * On Spring Boot's endpoint access model the endpoint is read-only by default: the write
  * and delete operations are offered only once an operator opens it with
@@ -86,7 +88,7 @@ public class RedisLockEndpoint {
 	 * @return the queue, or the lock's holder
 	 */
 	@ReadOperation
-	public Object show(@Selector String section, @Selector String name, @Nullable Integer dead,
+	public @Nullable Object show(@Selector String section, @Selector String name, @Nullable Integer dead,
 			@Nullable Integer upcoming) {
 		return answer(() -> switch (section) {
 			case "queues" -> this.admin.queue(name, (dead != null) ? dead : DEFAULT_PAGE,
@@ -134,8 +136,7 @@ public class RedisLockEndpoint {
 	 * @return what was done
 	 */
 	@WriteOperation
-	public Map<String, Object> act(@Selector String section, @Selector String name, String action,
-			@Nullable String id) {
+	public @Nullable Object act(@Selector String section, @Selector String name, String action, @Nullable String id) {
 		return answer(() -> {
 			if (!"queues".equals(section)) {
 				throw new AdminRequestException("Only queues can be acted on: POST /queues/{queue}");
@@ -151,16 +152,21 @@ public class RedisLockEndpoint {
 	 * @return the name and whether there was a lock to delete
 	 */
 	@DeleteOperation
-	public Map<String, Object> forceUnlock(@Selector String name) {
+	public @Nullable Object forceUnlock(@Selector String name) {
 		return answer(() -> Map.of("name", name, "deleted", this.admin.forceUnlock(name)));
 	}
 
-	private static <T extends @Nullable Object> T answer(java.util.function.Supplier<T> operation) {
+	/**
+	 * Return what the operation answers, or a 400 whose body says what was wrong (Boot's
+	 * error page would leave the message out).
+	 */
+	private static @Nullable Object answer(java.util.function.Supplier<?> operation) {
 		try {
 			return operation.get();
 		}
 		catch (AdminRequestException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+			return new WebEndpointResponse<>(Map.of("error", String.valueOf(ex.getMessage())),
+					WebEndpointResponse.STATUS_BAD_REQUEST);
 		}
 	}
 

@@ -90,7 +90,7 @@ public final class DashboardRoutes {
 		this.role = role;
 		this.writeEnabled = writeEnabled;
 		this.refreshInterval = refreshInterval;
-		this.page = asset("index.html").replace("{{base}}", HtmlUtils.htmlEscape(path));
+		this.page = asset("index.html");
 	}
 
 	/**
@@ -101,10 +101,10 @@ public final class DashboardRoutes {
 		String css = asset("dashboard.css");
 		String js = asset("dashboard.js");
 		return RouterFunctions.route()
-			.GET(this.path, (request) -> page())
+			.GET(this.path, this::page)
 			.GET(this.path + "/",
 					(request) -> ServerResponse.status(HttpStatus.MOVED_PERMANENTLY)
-						.location(URI.create(this.path))
+						.location(URI.create(base(request)))
 						.build())
 			.GET(this.path + "/dashboard.css", (request) -> text(css, "text/css"))
 			.GET(this.path + "/dashboard.js", (request) -> text(js, "text/javascript"))
@@ -118,7 +118,14 @@ public final class DashboardRoutes {
 			.build();
 	}
 
-	private ServerResponse page() {
+	/**
+	 * Return where the page is as the browser sees it: under the servlet context path.
+	 */
+	private String base(ServerRequest request) {
+		return request.servletRequest().getContextPath() + this.path;
+	}
+
+	private ServerResponse page(ServerRequest request) {
 		return ServerResponse.ok()
 			.contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
 			.cacheControl(CacheControl.noStore())
@@ -127,7 +134,7 @@ public final class DashboardRoutes {
 							+ " form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 			.header("X-Content-Type-Options", "nosniff")
 			.header("Referrer-Policy", "no-referrer")
-			.body(this.page);
+			.body(this.page.replace("{{base}}", HtmlUtils.htmlEscape(base(request))));
 	}
 
 	private static ServerResponse text(String body, String type) {

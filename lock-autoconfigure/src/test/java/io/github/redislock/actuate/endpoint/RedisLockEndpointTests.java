@@ -1,6 +1,7 @@
 package io.github.redislock.actuate.endpoint;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 
 import io.github.redislock.admin.RedisLockAdmin;
@@ -25,8 +26,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.Access;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -87,7 +88,7 @@ class RedisLockEndpointTests {
 			RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
 			RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("stuck");
 			lock.lock();
-			assertThat(endpoint.forceUnlock("stuck")).containsEntry("deleted", true);
+			assertThat(map(endpoint.forceUnlock("stuck"))).containsEntry("deleted", true);
 			assertThat(lock.isLocked()).isFalse();
 			assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
 		});
@@ -105,15 +106,15 @@ class RedisLockEndpointTests {
 			assertThat(details.summary().paused()).isFalse();
 			assertThat(details.upcoming()).extracting(TaskPreview::id).containsExactly("later");
 			assertThat(details.deadLetters()).isEmpty();
-			assertThat(endpoint.act("queues", this.queue, "pause", null)).containsEntry("action", "pause");
+			assertThat(map(endpoint.act("queues", this.queue, "pause", null))).containsEntry("action", "pause");
 			assertThat(endpoint.describe().queues().get(this.queue).paused()).isTrue();
 			assertThat(queue.isPaused(this.queue)).isTrue();
 			endpoint.act("queues", this.queue, "resume", null);
 			assertThat(queue.isPaused(this.queue)).isFalse();
-			assertThat(endpoint.act("queues", this.queue, "cancel", "later")).containsEntry("cancelled", true);
+			assertThat(map(endpoint.act("queues", this.queue, "cancel", "later"))).containsEntry("cancelled", true);
 			assertThat(queue.find(this.queue, "later")).isEmpty();
-			assertThat(endpoint.act("queues", this.queue, "requeue", "nobody")).containsEntry("requeued", false);
-			assertThat(endpoint.act("queues", this.queue, "purge", null)).containsEntry("purged", 0L);
+			assertThat(map(endpoint.act("queues", this.queue, "requeue", "nobody"))).containsEntry("requeued", false);
+			assertThat(map(endpoint.act("queues", this.queue, "purge", null))).containsEntry("purged", 0L);
 		});
 	}
 
@@ -170,8 +171,8 @@ class RedisLockEndpointTests {
 					TaskEntry waiting = (TaskEntry) endpoint.task("queues", queue, "task", "later");
 					assertThat(waiting.payload()).hasSize(5002);
 					assertThat(endpoint.task("queues", queue, "dead-letter", "nobody")).isNull();
-					assertThat(endpoint.act("queues", queue, "delete", "dead-00")).containsEntry("deleted", true);
-					assertThat(endpoint.act("queues", queue, "delete", "dead-00")).containsEntry("deleted", false);
+					assertThat(map(endpoint.act("queues", queue, "delete", "dead-00"))).containsEntry("deleted", true);
+					assertThat(map(endpoint.act("queues", queue, "delete", "dead-00"))).containsEntry("deleted", false);
 					assertThat(context.getBean(DeadLetters.class).list(queue, 10)).extracting(DeadTask::id)
 						.containsExactly("dead-01");
 				}
@@ -194,11 +195,11 @@ class RedisLockEndpointTests {
 			String controlId = "line\nbreak\u0000";
 			queue.enqueue(this.queue, longId, "x", Duration.ofHours(1));
 			queue.enqueue(this.queue, controlId, "x", Duration.ofHours(1));
-			assertThat(endpoint.act("queues", this.queue, "cancel", longId)).containsEntry("cancelled", true);
-			assertThat(endpoint.act("queues", this.queue, "cancel", controlId)).containsEntry("cancelled", true);
+			assertThat(map(endpoint.act("queues", this.queue, "cancel", longId))).containsEntry("cancelled", true);
+			assertThat(map(endpoint.act("queues", this.queue, "cancel", controlId))).containsEntry("cancelled", true);
 			assertThat(queue.find(this.queue, longId)).isEmpty();
 			assertThat(queue.find(this.queue, controlId)).isEmpty();
-			assertThat(endpoint.act("queues", this.queue, "requeue", controlId)).containsEntry("requeued", false)
+			assertThat(map(endpoint.act("queues", this.queue, "requeue", controlId))).containsEntry("requeued", false)
 				.extractingByKey("message")
 				.asString()
 				.contains("line\\nbreak");
@@ -237,29 +238,21 @@ class RedisLockEndpointTests {
 			RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
 			TaskQueue queue = context.getBean(TaskQueue.class);
 			queue.enqueue(this.queue, "kept", "x", Duration.ofHours(1));
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.act("queues", "no-such-queue", "pause", null))
-				.withMessageContaining("Unknown queue 'no-such-queue'")
-				.withMessageContaining(this.queue);
+			assertBadRequest(endpoint.act("queues", "no-such-queue", "pause", null), "Unknown queue 'no-such-queue'",
+					this.queue);
 			assertThat(queue.isPaused("no-such-queue")).isFalse();
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.act("queues", this.queue, "cancel", " "))
-				.withMessageContaining("Give a task id");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.act("queues", this.queue, "cancel", null))
-				.withMessageContaining("Give a task id");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.act("queues", this.queue, "explode", null))
-				.withMessageContaining("Unknown action 'explode'");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.show("queues", this.queue, 1001, null))
-				.withMessageContaining("'dead' must be between 1 and 1000");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.show("queues", this.queue, null, -5))
-				.withMessageContaining("'upcoming' must be between 1 and 1000, is -5");
-			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.show("tables", "x", null, null))
-				.withMessageContaining("Unknown section 'tables'");
+			assertBadRequest(endpoint.act("queues", this.queue, "cancel", " "), "Give a task id");
+			assertBadRequest(endpoint.act("queues", this.queue, "cancel", null), "Give a task id");
+			assertThat(endpoint.act("queues", this.queue, "explode", null))
+				.isInstanceOfSatisfying(WebEndpointResponse.class, (response) -> {
+					assertThat(response.getStatus()).isEqualTo(400);
+					assertThat(response.getBody()).isEqualTo(Map.of("error",
+							"Unknown action 'explode': use one of [pause, resume, purge, requeue, cancel, delete]"));
+				});
+			assertBadRequest(endpoint.show("queues", this.queue, 1001, null), "'dead' must be between 1 and 1000");
+			assertBadRequest(endpoint.show("queues", this.queue, null, -5),
+					"'upcoming' must be between 1 and 1000, is -5");
+			assertBadRequest(endpoint.show("tables", "x", null, null), "Unknown section 'tables'");
 			assertThat(queue.find(this.queue, "kept")).isPresent();
 			assertThat(queue.isPaused(this.queue)).isFalse();
 		});
@@ -278,6 +271,18 @@ class RedisLockEndpointTests {
 		public void send(String address) {
 		}
 
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Map<String, Object> map(Object answer) {
+		return (Map<String, Object>) answer;
+	}
+
+	private static void assertBadRequest(Object answer, String... messageParts) {
+		assertThat(answer).isInstanceOfSatisfying(WebEndpointResponse.class, (response) -> {
+			assertThat(response.getStatus()).isEqualTo(400);
+			assertThat(((Map<?, ?>) response.getBody()).get("error")).asString().contains(messageParts);
+		});
 	}
 
 }

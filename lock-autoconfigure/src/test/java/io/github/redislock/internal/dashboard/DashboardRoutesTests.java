@@ -266,6 +266,31 @@ class DashboardRoutesTests {
 		}
 	}
 
+	/**
+	 * Under a servlet context path the page links its assets and sends its requests
+	 * there, and its actions pass the same-origin checks.
+	 */
+	@Test
+	void honoursTheServletContextPath() throws Exception {
+		MockMvc mvc = dashboard(true);
+		mvc.perform(get("/app/ops/locks").contextPath("/app"))
+			.andExpect(status().isOk())
+			.andExpect(content().string(containsString("src=\"/app/ops/locks/dashboard.js\"")))
+			.andExpect(content().string(containsString("href=\"/app/ops/locks/dashboard.css\"")))
+			.andExpect(content().string(containsString("data-base=\"/app/ops/locks\"")));
+		mvc.perform(get("/app/ops/locks/").contextPath("/app"))
+			.andExpect(status().isMovedPermanently())
+			.andExpect(header().string("Location", "/app/ops/locks"));
+		mvc.perform(post("/app/ops/locks/api/action").contextPath("/app")
+			.contentType("application/json")
+			.content(action("pause", this.queueName, null))
+			.header(DashboardRoutes.HEADER, "1")
+			.header("Origin", "http://localhost")
+			.header("Sec-Fetch-Site", "same-origin")).andExpect(status().isOk());
+		assertThat(this.queue.isPaused(this.queueName)).isTrue();
+		this.queue.resume(this.queueName);
+	}
+
 	static String action(String action, String queue, String id) {
 		java.util.Map<String, String> body = new java.util.LinkedHashMap<>();
 		body.put("action", action);
