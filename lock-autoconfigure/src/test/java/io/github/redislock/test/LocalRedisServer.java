@@ -19,14 +19,17 @@ import java.util.concurrent.TimeUnit;
 import org.springframework.util.FileSystemUtils;
 
 /**
- * A {@code redis-server} process on a free loopback port, without persistence, stopped
- * through its own process handle.
+ * A {@code redis-server} process on a free loopback port, without persistence (but see
+ * {@link #restartKeepingData()}), stopped through its own process handle.
  */
 public final class LocalRedisServer extends RedisServer {
 
 	private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
 
-	private final Process process;
+	/** The running process: replaced by {@link #restartKeepingData()}. */
+	private volatile Process process;
+
+	private final List<String> command;
 
 	private final int port;
 
@@ -36,8 +39,10 @@ public final class LocalRedisServer extends RedisServer {
 
 	private final String[] arguments;
 
-	private LocalRedisServer(Process process, int port, Path directory, String binary, String[] arguments) {
+	private LocalRedisServer(Process process, List<String> command, int port, Path directory, String binary,
+			String[] arguments) {
 		this.process = process;
+		this.command = command;
 		this.port = port;
 		this.directory = directory;
 		this.binary = binary;
@@ -110,25 +115,87 @@ public final class LocalRedisServer extends RedisServer {
 
 	private static LocalRedisServer launch(List<String> command, int port, Path directory, String binary,
 			String[] extraArguments) throws IOException {
+		Process process = startProcess(command, port, directory);
+		if (process == null) {
+			// Most often the port was taken between our probe and the start.
+			FileSystemUtils.deleteRecursively(directory);
+			return null;
+		}
+		LocalRedisServer server = new LocalRedisServer(process, command, port, directory, binary, extraArguments);
+		Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
+		return server;
+	}
+
+	/**
+	 * Start the process and wait until it answers PING.
+	 * @return the process, or {@code null} when it died at once (the port not free)
+	 */
+	private static Process startProcess(List<String> command, int port, Path directory) throws IOException {
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
-			.redirectOutput(directory.resolve("redis.log").toFile())
+			.redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("redis.log").toFile()))
 			.start();
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
-				// Most often the port was taken between our probe and the start.
-				FileSystemUtils.deleteRecursively(directory);
 				return null;
 			}
 			if (answersPing(port)) {
-				LocalRedisServer server = new LocalRedisServer(process, port, directory, binary, extraArguments);
-				Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
-				return server;
+				return process;
 			}
 			sleepBriefly();
 		}
 		process.destroyForcibly();
 		throw new IOException("redis-server did not answer PING on port " + port + " within " + START_TIMEOUT);
+	}
+
+	/**
+	 * Restart the server as an operator would, without losing a write: {@code SHUTDOWN
+	 * SAVE} (every command it ran is in the snapshot; connections close, commands not yet
+	 * read are lost to the clients that sent them), then the same program with the same
+	 * arguments on the same port and directory, which loads the snapshot (and, in a
+	 * cluster, its node configuration). It comes back without its script cache. Returns
+	 * once it answers PING.
+	 */
+	public synchronized void restartKeepingData() {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 1000);
+			socket.setSoTimeout(10_000);
+			OutputStream out = socket.getOutputStream();
+			out.write("SHUTDOWN SAVE\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			// No answer when it shuts down: the connection closes.
+			String answer = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII))
+				.readLine();
+			if (answer != null) {
+				throw new IllegalStateException("SHUTDOWN SAVE refused by " + this + ": " + answer);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not shut down " + this, ex);
+		}
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				throw new IllegalStateException(this + " did not stop after SHUTDOWN SAVE");
+			}
+			for (int attempt = 0; attempt < 100; attempt++) {
+				Process started = startProcess(this.command, this.port, this.directory);
+				if (started != null) {
+					this.process = started;
+					return;
+				}
+				// The port may not be free yet.
+				Thread.sleep(20);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not restart " + this, ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while restarting " + this, ex);
+		}
+		throw new IllegalStateException("Could not restart " + this + " on its port");
 	}
 
 	static boolean answersPing(int port) {

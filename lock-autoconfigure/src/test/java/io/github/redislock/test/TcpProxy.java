@@ -211,7 +211,17 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 					continue;
 				}
 				this.connections.incrementAndGet();
-				Socket server = new Socket(this.target.host(), this.target.port());
+				Socket server;
+				try {
+					server = new Socket(this.target.host(), this.target.port());
+				}
+				catch (IOException ex) {
+					// Redis not reachable (restarting, say): the client sees its
+					// connection
+					// close, rather than one that never answers.
+					closeQuietly(client);
+					continue;
+				}
 				client.setTcpNoDelay(true);
 				server.setTcpNoDelay(true);
 				this.sockets.add(client);
@@ -220,7 +230,7 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 				pipe(server, client, false);
 			}
 			catch (IOException ex) {
-				// Closed, or Redis not reachable: the client sees its connection fail.
+				// The listener closed.
 			}
 		}
 	}
