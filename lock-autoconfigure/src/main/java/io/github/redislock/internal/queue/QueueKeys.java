@@ -47,8 +47,9 @@ import org.springframework.util.Assert;
  * first run did; expires a minute after the last settle;</li>
  * <li>{@code P:queue:{Q}:parked} — sorted set: handle of a due waiting task whose id runs
  * → due time, set aside until that run ends (so that claims need not page past it);</li>
- * <li>{@code P:queue:{Q}:claim:C} — what the claim call {@code C} claimed (handle and
- * token pairs), for a minute, so that the call sent again answers the same;</li>
+ * <li>{@code P:queue:{Q}:claim:C} — what the claim call {@code C} did (JSON: the handle
+ * and token pairs it claimed, the ids it sent to the dead letters), for a minute, so that
+ * the call sent again answers the same;</li>
  * <li>channel {@code P:queue:ready} — carries the queue name when a task is due at
  * once.</li>
  * </ul>

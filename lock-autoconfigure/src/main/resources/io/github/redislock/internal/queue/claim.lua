@@ -16,14 +16,33 @@
 -- letters, then per task: id, handle, payload, token, attempt, context ('' when none),
 -- version ('' when none recorded)}
 -- KEYS[16] this call's own key: a claim the client sends again (its answer was lost in a
--- reconnect) finds what its first run claimed there and answers with those tasks (the ones
--- still claimed by it), instead of claiming others and leaving those to lapse.
+-- reconnect) finds what its first run did there and answers with the tasks it claimed (the
+-- ones still claimed by it), instead of claiming others and leaving those to lapse, and with
+-- the ids it sent to the dead letters (the caller logs them and publishes their events from
+-- this answer: the first one was lost).
 local CALL = KEYS[16]
 if CALL then
   local earlier = redis.call('GET', CALL)
   if earlier then
-    local again = { 0, 0 }
-    for handle, token in string.gmatch(earlier, '(%S+) (%S+)') do
+    -- JSON: {claimed = {handle, token, ...}, buried = {id, ...}}; a value of an earlier
+    -- version holds 'handle token handle token ...'.
+    local decoded, first = pcall(cjson.decode, earlier)
+    local pairs_claimed, buried_first = {}, {}
+    if decoded and type(first) == 'table' then
+      pairs_claimed = first.claimed or {}
+      buried_first = first.buried or {}
+    else
+      for handle, token in string.gmatch(earlier, '(%S+) (%S+)') do
+        table.insert(pairs_claimed, handle)
+        table.insert(pairs_claimed, token)
+      end
+    end
+    local again = { 0, #buried_first }
+    for _, id in ipairs(buried_first) do
+      table.insert(again, id)
+    end
+    for i = 1, #pairs_claimed, 2 do
+      local handle, token = pairs_claimed[i], pairs_claimed[i + 1]
       local id = task_id(handle)
       if id and redis.call('HGET', CLAIMS, handle) == token then
         for _, value in ipairs({ id, handle, redis.call('HGET', TASKS, handle .. ':payload') or '', token,
@@ -128,7 +147,8 @@ while taken < max and skipped < 1000 do
         table.insert(claimed, value)
       end
       taken = taken + 1
-      table.insert(claimed_pairs, handle .. ' ' .. token)
+      table.insert(claimed_pairs, handle)
+      table.insert(claimed_pairs, token)
     end
   end
   if #due < page then
@@ -162,8 +182,8 @@ if taken == 0 then
     redis.call('SET', IDLE, string.format('%.0f', look), 'PX', math.max(1, look - now))
   end
 end
-if CALL and taken > 0 then
-  redis.call('SET', CALL, table.concat(claimed_pairs, ' '), 'PX', 60000)
+if CALL and (taken > 0 or #buried > 0) then
+  redis.call('SET', CALL, cjson.encode({ claimed = claimed_pairs, buried = buried }), 'PX', 60000)
 end
 tidy()
 local result = { next_due, #buried }

@@ -235,6 +235,46 @@ class TaskQueueTests {
 	}
 
 	/**
+	 * A claim that runs twice names again the tasks its first run sent to the dead
+	 * letters (claimed max-attempts times, their workers never reported back): the
+	 * claimer logs them, counts them and publishes their {@code TaskFailedEvent} from its
+	 * answer, and the first run's answer was lost. So also when the first run claimed
+	 * nothing (a paused queue); the second run then claims nothing either.
+	 */
+	@Test
+	void aClaimThatRunsTwiceNamesTheTasksItsFirstRunDeadLettered() throws Exception {
+		QueueSettings once = new QueueSettings(1, Duration.ofSeconds(1), 16, Duration.ofMillis(30), 1, Duration.ZERO, 1,
+				Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofDays(1));
+		this.tasks.enqueue(this.queue, "poison", "x", null);
+		assertThat(this.tasks.claim(this.queue, 1, "dies", once, List.of(), List.of(), "dies:1").tasks())
+			.extracting(RedisTaskQueue.ClaimedTask::id)
+			.containsExactly("poison");
+		this.tasks.enqueue(this.queue, "next", "x", null);
+		Thread.sleep(60);
+		RedisTaskQueue.Claimed first = this.tasks.claim(this.queue, 1, "again", once, List.of(), List.of(), "again:1");
+		RedisTaskQueue.Claimed again = this.tasks.claim(this.queue, 1, "again", once, List.of(), List.of(), "again:1");
+		assertThat(first.deadLettered()).containsExactly("poison");
+		assertThat(first.tasks()).extracting(RedisTaskQueue.ClaimedTask::id).containsExactly("next");
+		assertThat(again.deadLettered()).as("dead-lettered, named again").containsExactly("poison");
+		assertThat(again.tasks()).isEqualTo(first.tasks());
+		this.tasks.settle(this.queue, "ack", "", 100, Duration.ofDays(1), first.tasks());
+		// A first run that claims nothing (paused) but dead-letters a task.
+		this.tasks.enqueue(this.queue, "poison 2", "x", null);
+		assertThat(this.tasks.claim(this.queue, 1, "dies", once, List.of(), List.of(), "dies:2").tasks()).hasSize(1);
+		this.tasks.pause(this.queue);
+		Thread.sleep(60);
+		this.tasks.enqueue(this.queue, "waits", "x", null);
+		first = this.tasks.claim(this.queue, 1, "again", once, List.of(), List.of(), "again:2");
+		again = this.tasks.claim(this.queue, 1, "again", once, List.of(), List.of(), "again:2");
+		assertThat(first.deadLettered()).containsExactly("poison 2");
+		assertThat(first.tasks()).isEmpty();
+		assertThat(again.deadLettered()).as("dead-lettered, named again").containsExactly("poison 2");
+		assertThat(again.tasks()).isEmpty();
+		this.tasks.resume(this.queue);
+		assertThat(claim()).containsExactly("waits");
+	}
+
+	/**
 	 * An enqueue that runs twice (sent again after its answer was lost in a reconnect)
 	 * answers as its first run did while its task waits, and enqueues nothing more; with
 	 * REPLACE it does not replace its own task.
