@@ -94,9 +94,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * standalone server (a cluster node refuses commands for a moment after it starts, so
  * nothing is in flight there); pausing and resuming the queue (a paused queue gives no
  * claims); and a {@code cancel} of an id that races a claim. Every script the instances
- * send is to answer as its first run did when sent again; the one answer that cannot is a
- * claim's list of tasks it dead-lettered (the first run buried them, the second finds
- * none to bury), which may be empty for a claim that was in flight during a fault.
+ * send is to answer as its first run did when sent again, a claim also with the tasks its
+ * first run dead-lettered. A call that fails instead (Lettuce fails the command it waits
+ * for when a connection ends with a reset rather than sending it again) is checked
+ * against what Redis then holds: whether its enqueue ran, what its claim took (left to
+ * expire, no worker got it), whether its outcome was recorded (if not, the claim
+ * expires).
  * <p>
  * Prints its seed; {@code -Dredislock.model.seed=N} replays one sequence,
  * {@code -Dredislock.model.sequences=N} runs more (default: as many as fit in about 25
@@ -138,8 +141,11 @@ class QueueModelTests {
 
 	private final StringRedisTemplate raw;
 
-	/** Standalone: the proxy between the instances and Redis (cuts, lost replies). */
-	private TcpProxy proxy;
+	/**
+	 * Standalone: the proxy between each instance and Redis (cuts, lost replies); empty
+	 * on a cluster.
+	 */
+	private final List<TcpProxy> proxies = new ArrayList<>();
 
 	/**
 	 * A plain connection to the node that serves the queue, not through the proxy: for
@@ -242,9 +248,10 @@ class QueueModelTests {
 		}
 		else {
 			RedisServer server = (RedisServer) this.redis;
-			this.proxy = TcpProxy.to(server);
+			this.proxies.add(TcpProxy.to(server));
+			this.proxies.add(TcpProxy.to(server));
 			this.restartable = (server instanceof LocalRedisServer local) ? local : null;
-			clients = this.proxy::connectionFactory;
+			clients = null;
 			adminHost = server.host();
 			adminPort = server.port();
 			password = server.password();
@@ -258,8 +265,13 @@ class QueueModelTests {
 		this.admin = adminConnection.sync();
 		this.pool = Executors.newCachedThreadPool();
 		try {
-			instance(clients).run((a) -> instance(clients).run((b) -> {
-				Instance[] instances = { new Instance("A", a), new Instance("B", b) };
+			java.util.function.Supplier<RedisConnectionFactory> clientsA = this.proxies.isEmpty() ? clients
+					: this.proxies.get(0)::connectionFactory;
+			java.util.function.Supplier<RedisConnectionFactory> clientsB = this.proxies.isEmpty() ? clients
+					: this.proxies.get(1)::connectionFactory;
+			instance(clientsA).run((a) -> instance(clientsB).run((b) -> {
+				Instance[] instances = { new Instance("A", a, this.proxies.isEmpty() ? null : this.proxies.get(0)),
+						new Instance("B", b, this.proxies.isEmpty() ? null : this.proxies.get(1)) };
 				long start = System.nanoTime();
 				int ran = 0;
 				for (int i = 0; i < sequences && System.nanoTime() - start < budget; i++) {
@@ -287,9 +299,7 @@ class QueueModelTests {
 			this.pool.shutdownNow();
 			adminConnection.close();
 			adminClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-			if (this.proxy != null) {
-				this.proxy.close();
-			}
+			this.proxies.forEach(TcpProxy::close);
 		}
 	}
 
@@ -349,7 +359,7 @@ class QueueModelTests {
 	}
 
 	/** One application instance: its queue, workers and settings. */
-	record Instance(String name, ApplicationContext context) {
+	record Instance(String name, ApplicationContext context, TcpProxy proxy) {
 
 		RedisTaskQueue queue() {
 			return this.context.getBean(RedisTaskQueue.class);
@@ -510,8 +520,11 @@ class QueueModelTests {
 				else if (choice < 83) {
 					sleep(5 + this.random.nextInt(70));
 				}
-				else if (choice < 92) {
+				else if (choice < 89) {
 					underFault(instance);
+				}
+				else if (choice < 92) {
+					holdBackOutcomes(instance);
 				}
 				else if (choice < 94) {
 					flushScripts();
@@ -536,8 +549,8 @@ class QueueModelTests {
 
 		/** Cut the instances' connections (commands in flight are sent again). */
 		private void cut() {
-			if (QueueModelTests.this.proxy != null) {
-				QueueModelTests.this.proxy.cutCommandConnections();
+			if (!QueueModelTests.this.proxies.isEmpty()) {
+				QueueModelTests.this.proxies.forEach(TcpProxy::cutCommandConnections);
 			}
 			else {
 				for (String client : QueueModelTests.this.admin.clientList().split("\n")) {
@@ -631,24 +644,29 @@ class QueueModelTests {
 			step("restarted Redis, data kept, in " + Duration.ofNanos(System.nanoTime() - started).toMillis() + "ms");
 		}
 
+		/** Commands sent through the proxies so far. */
+		private long requests() {
+			return QueueModelTests.this.proxies.stream().mapToLong(TcpProxy::requests).sum();
+		}
+
 		/** Run an operation on another thread and bring a fault while it is in flight. */
 		private <T> T under(Fault fault, Callable<T> operation) throws Exception {
-			TcpProxy proxy = QueueModelTests.this.proxy;
-			long requests = (proxy != null) ? proxy.requests() : 0;
+			List<TcpProxy> proxies = QueueModelTests.this.proxies;
+			long requests = requests();
 			if (fault == Fault.LOST_REPLY) {
-				proxy.dropReplies();
+				proxies.forEach(TcpProxy::dropReplies);
 			}
 			Future<T> answer = QueueModelTests.this.pool.submit(operation);
 			try {
 				switch (fault) {
 					case LOST_REPLY -> {
 						long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-						while (proxy.requests() == requests && !answer.isDone() && System.nanoTime() < deadline) {
+						while (requests() == requests && !answer.isDone() && System.nanoTime() < deadline) {
 							Thread.sleep(1);
 						}
 						// It ran, and its reply reached the proxy, which swallowed it.
 						Thread.sleep(10);
-						count((proxy.requests() > requests) ? "fault: reply lost, command sent again"
+						count((requests() > requests) ? "fault: reply lost, command sent again"
 								: "fault: reply lost, but nothing was sent");
 					}
 					case CUT -> {
@@ -669,7 +687,7 @@ class QueueModelTests {
 			}
 			finally {
 				if (fault == Fault.LOST_REPLY) {
-					proxy.heal();
+					proxies.forEach(TcpProxy::heal);
 					cut();
 				}
 			}
@@ -679,7 +697,7 @@ class QueueModelTests {
 		/** One of the faults that can be brought while something is in flight. */
 		private Fault fault() {
 			int choice = this.random.nextInt(100);
-			if (QueueModelTests.this.proxy == null) {
+			if (QueueModelTests.this.proxies.isEmpty()) {
 				return (choice < 70) ? Fault.CUT : Fault.SCRIPT_FLUSH;
 			}
 			return (choice < 45) ? Fault.LOST_REPLY : (choice < 80) ? Fault.CUT : Fault.SCRIPT_FLUSH;
@@ -834,6 +852,171 @@ class QueueModelTests {
 				}
 				outcome(claim, executions.get(i), fails[i], null, 0);
 			}
+		}
+
+		/**
+		 * Standalone: an instance's replies are swallowed while some of its claimed tasks
+		 * finish at once: the first outcome calls run (their replies lost), the other
+		 * acknowledgements queue behind them. Meanwhile the other instance goes on
+		 * (enqueues, claims, runs, sleeps: a held-back claim may expire and be recovered,
+		 * a retried task claimed again under a new token). Then the instance's
+		 * connections are cut: Lettuce sends the calls again, which answer as their first
+		 * runs did (the settle records), and the queued acknowledgements go in one call.
+		 */
+		void holdBackOutcomes(Instance instance) throws Exception {
+			int n = 1 + this.random.nextInt(4);
+			if (instance.proxy() == null) {
+				finishUnder(Fault.CUT, n);
+				return;
+			}
+			if (!this.paused && this.claims.stream()
+				.filter((claim) -> !claim.over && claim.held && claim.instance == instance)
+				.count() < n) {
+				claim(instance, "w" + this.random.nextInt(2), n);
+			}
+			List<Claim> live = new ArrayList<>(this.claims.stream()
+				.filter((claim) -> !claim.over && claim.held && claim.instance == instance)
+				.toList());
+			Collections.shuffle(live, this.random);
+			List<Claim> batch = live.subList(0, Math.min(n, live.size()));
+			if (batch.isEmpty()) {
+				return;
+			}
+			boolean[] fails = new boolean[batch.size()];
+			for (int i = 0; i < batch.size(); i++) {
+				fails[i] = this.random.nextInt(100) < this.failShare / 2;
+				HANDLING.put(batch.get(i).task.id + "/" + batch.get(i).task.number, new Handling(fails[i], null, 0));
+			}
+			Acknowledgements acknowledgements = acknowledgements(instance);
+			long callsBefore = (acknowledgements != null) ? acknowledgements.calls() : 0;
+			TcpProxy proxy = instance.proxy();
+			// The settle script is in Redis's cache: an EVALSHA whose NOSCRIPT answer is
+			// swallowed would run only after the cut (a SCRIPT FLUSH is a fault of its
+			// own).
+			QueueModelTests.this.admin
+				.scriptLoad(((org.springframework.data.redis.core.script.RedisScript<?>) ReflectionTestUtils
+					.getField(RedisTaskQueue.class, "SETTLE")).getScriptAsString());
+			RAN.clear();
+			proxy.dropReplies();
+			List<Future<Execution>> executions = new ArrayList<>();
+			long sent = now();
+			boolean[] ran = new boolean[batch.size()];
+			try {
+				for (Claim claim : batch) {
+					executions.add(QueueModelTests.this.pool.submit(() -> execute(claim)));
+				}
+				// Wait until every outcome either ran in Redis (its reply swallowed) or
+				// waits in the acknowledgement queue behind one that did.
+				long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+				while (true) {
+					int accounted = 0;
+					for (int i = 0; i < batch.size(); i++) {
+						ran[i] = !batch.get(i).claimed.token()
+							.equals(QueueModelTests.this.raw.opsForHash()
+								.get(key("claims"), batch.get(i).claimed.handle()));
+						accounted += ran[i] ? 1 : 0;
+					}
+					acknowledgements = acknowledgements(instance);
+					if (acknowledgements != null && accounted > 0) {
+						accounted += acknowledgements.queued();
+					}
+					if (accounted == batch.size()) {
+						break;
+					}
+					assertThat(System.nanoTime()).as("outcomes reached Redis or the acknowledgement queue")
+						.isLessThan(deadline);
+					Thread.sleep(1);
+				}
+				// The swallowed replies are gone before the cut.
+				Thread.sleep(10);
+			}
+			catch (AssertionError | Exception ex) {
+				proxy.heal();
+				proxy.cutCommandConnections();
+				throw ex;
+			}
+			long received = now();
+			assertThat(RAN).as("what ran")
+				.containsExactlyInAnyOrderElementsOf(batch.stream().map((claim) -> claim.task.number).toList());
+			StringBuilder text = new StringBuilder(instance.name() + "'s replies swallowed while finishing at once:");
+			for (int i = 0; i < batch.size(); i++) {
+				Claim claim = batch.get(i);
+				text.append(" ")
+					.append(claim.task)
+					.append(fails[i] ? " failing" : " succeeding")
+					.append(ran[i] ? " (ran)" : " (queued)")
+					.append(";");
+				claim.over = true;
+				if (ran[i]) {
+					claim.end = received;
+					applyOutcome(claim, fails[i], sent, received);
+				}
+			}
+			step(text.toString());
+			Instance other = (instance == this.instances[0]) ? this.instances[1] : this.instances[0];
+			int steps = 1 + this.random.nextInt(4);
+			for (int i = 0; i < steps; i++) {
+				int choice = this.random.nextInt(4);
+				if (choice == 0) {
+					enqueue(other, IDS.get(this.random.nextInt(IDS.size())), this.random.nextInt(10) < 3, 0);
+				}
+				else if (choice == 1) {
+					claim(other, "w" + this.random.nextInt(2), 1 + this.random.nextInt(3));
+				}
+				else if (choice == 2) {
+					List<Claim> others = this.claims.stream()
+						.filter((claim) -> !claim.over && claim.instance == other)
+						.toList();
+					if (!others.isEmpty()) {
+						Claim claim = others.get(this.random.nextInt(others.size()));
+						boolean fail = this.random.nextInt(100) < this.failShare;
+						HANDLING.put(claim.task.id + "/" + claim.task.number, new Handling(fail, null, 0));
+						run(claim, fail, null, 0);
+					}
+				}
+				else {
+					sleep(20 + this.random.nextInt(60));
+				}
+			}
+			proxy.heal();
+			proxy.cutCommandConnections();
+			step("cut " + instance.name() + "'s connections");
+			for (int i = 0; i < batch.size(); i++) {
+				Claim claim = batch.get(i);
+				Execution execution = executions.get(i).get(30, TimeUnit.SECONDS);
+				if (ran[i]) {
+					assertThat(execution.run().isClaimHeld())
+						.as("%s: its outcome, sent again, answers as its first run did", claim.task)
+						.isTrue();
+					count("outcome sent again after other work: answered as its first run");
+					if (this.running.containsKey(claim.task.id)
+							&& this.running.get(claim.task.id).claimed.handle().equals(claim.claimed.handle())) {
+						count("outcome sent again after its task was claimed again");
+					}
+				}
+				else {
+					claim.over = false;
+					outcome(claim, execution, fails[i], null, 0);
+					count(claim.held ? "held-back acknowledgement recorded later"
+							: "held-back acknowledgement of a recovered claim dropped");
+				}
+			}
+			acknowledgements = acknowledgements(instance);
+			long calls = ((acknowledgements != null) ? acknowledgements.calls() : 0) - callsBefore;
+			long acks = 0;
+			for (boolean fail : fails) {
+				acks += fail ? 0 : 1;
+			}
+			step(instance.name() + "'s outcomes answered: " + calls + " acknowledgement call(s) for " + acks);
+			if (calls < acks) {
+				count("acknowledgements grouped");
+			}
+		}
+
+		private Acknowledgements acknowledgements(Instance instance) {
+			Map<?, ?> acknowledgements = (Map<?, ?>) ReflectionTestUtils.getField(instance.workers(),
+					"acknowledgements");
+			return (acknowledgements != null) ? (Acknowledgements) acknowledgements.get(queue) : null;
 		}
 
 		/** Acknowledgement calls the two instances made so far. */
@@ -1083,8 +1266,8 @@ class QueueModelTests {
 		/**
 		 * Check a claim's answer against the model and apply it.
 		 * @param fault the fault brought while it was in flight, or null: a claim sent
-		 * again answers with the tasks its first run claimed but not with those it
-		 * dead-lettered
+		 * again answers as its first run did (the tasks it claimed and those it
+		 * dead-lettered)
 		 * @param failed whether the call failed (its connection reset): it may not have
 		 * run, and what it claimed (read from Redis) no worker got
 		 */
@@ -1124,10 +1307,10 @@ class QueueModelTests {
 					startWaiting(claim.task, sent, received);
 				}
 			}
-			if (fault != null && !expectedDead.isEmpty() && claimed.deadLettered().isEmpty()) {
-				// Its first run buried them; the answer to the call sent again names
-				// none.
-				count("claim sent again: its dead-lettered tasks not named");
+			if (failed && !expectedDead.isEmpty()) {
+				// Its answer was lost with the connection: what it buried is read from
+				// Redis.
+				count("claim failed (connection reset) after it dead-lettered tasks");
 			}
 			else {
 				assertThat(claimed.deadLettered()).as("tasks dead-lettered because their workers never reported back")
@@ -1248,6 +1431,11 @@ class QueueModelTests {
 				count("outcome of a lost claim dropped");
 				return;
 			}
+			applyOutcome(claim, fail, sent, received);
+		}
+
+		/** A held claim's outcome was recorded between sent and received. */
+		private void applyOutcome(Claim claim, boolean fail, long sent, long received) {
 			this.running.remove(claim.task.id);
 			claim.held = false;
 			if (!fail) {
@@ -1437,6 +1625,10 @@ class QueueModelTests {
 			for (String key : QueueModelTests.this.admin.keys(prefix + "*")) {
 				String suffix = key.substring(prefix.length());
 				long ttl = QueueModelTests.this.admin.pttl(key);
+				if (ttl == -2) {
+					// Expired since it was listed.
+					continue;
+				}
 				if (suffix.equals("settled")) {
 					assertThat(ttl).as("time to live of %s", key).isBetween(1L, 60_000L);
 					assertThat(QueueModelTests.this.admin.zcard(key)).as("records in %s", key).isBetween(1L, 10_000L);
