@@ -12,6 +12,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import io.github.redislock.internal.OutageLog;
 import io.github.redislock.internal.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -75,11 +76,15 @@ final class QueuePoller {
 	/** Told after each claim that reached Redis. */
 	private final Runnable reached;
 
+	/** Told of failed and successful calls: one WARN per outage, not one per call. */
+	private final OutageLog outages;
+
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
 			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures,
-			Runnable reached) {
+			Runnable reached, OutageLog outages) {
 		this.failures = failures;
 		this.reached = reached;
+		this.outages = outages;
 		this.handOffs = handOffs;
 		this.queueName = queueName;
 		this.queue = queue;
@@ -145,6 +150,7 @@ final class QueuePoller {
 						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
+				this.outages.succeeded("claim:" + this.queueName);
 				deadLettered(claimed.deadLettered());
 				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
 					handOff(new TaskRun(task, sent));
@@ -166,8 +172,8 @@ final class QueuePoller {
 			catch (RuntimeException ex) {
 				this.freeWorkers.release(free);
 				if (this.taking) {
-					logger.warn("Could not take tasks of queue '" + this.queueName + "'; trying again in "
-							+ this.settings.pollInterval() + ": " + ex);
+					this.outages.failed("claim:" + this.queueName, "could not take tasks of queue '" + this.queueName
+							+ "' (trying again every " + this.settings.pollInterval() + ")", ex);
 					sleep(this.settings.pollInterval().toMillis());
 				}
 			}
@@ -240,6 +246,8 @@ final class QueuePoller {
 			}
 		}
 		if (runs.isEmpty()) {
+			// Nothing (left) to renew: no renewal fails.
+			this.outages.succeeded("renew:" + this.queueName);
 			return;
 		}
 		long sent = System.nanoTime();
@@ -247,6 +255,7 @@ final class QueuePoller {
 			boolean[] held = this.queue.settle(this.queueName, "extend",
 					Long.toString(this.settings.visibilityTimeout().toMillis()), this.settings.deadLetterMaxSize(),
 					this.settings.deadLetterMaxAge(), runs.stream().map(TaskRun::task).toList());
+			this.outages.succeeded("renew:" + this.queueName);
 			for (int i = 0; i < runs.size(); i++) {
 				if (held[i]) {
 					runs.get(i).confirmed(sent);
@@ -259,8 +268,8 @@ final class QueuePoller {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not renew the claims of " + runs.size() + " running task(s) of queue '" + this.queueName
-					+ "': " + ex);
+			this.outages.failed("renew:" + this.queueName, "could not renew the claims of " + runs.size()
+					+ " running task(s) of queue '" + this.queueName + "'", ex);
 		}
 		long visibility = this.settings.visibilityTimeout().toNanos();
 		for (TaskRun run : runs) {

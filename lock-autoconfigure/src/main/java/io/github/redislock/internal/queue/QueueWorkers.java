@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redislock.internal.OutageLog;
 import io.github.redislock.internal.Printable;
 import io.github.redislock.internal.lock.EngineThreads;
 import io.github.redislock.queue.TaskFailedEvent;
@@ -29,6 +30,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -105,8 +107,11 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	/** Whether a subscription is being made after one failed. */
 	private final AtomicBoolean subscribing = new AtomicBoolean();
 
-	/** Whether the last subscription failed (logged once until one succeeds). */
-	private volatile boolean subscriptionFailed;
+	/**
+	 * The failures of this instance's calls to Redis (claims, renewals, the
+	 * subscription): one WARN when an outage starts, one INFO when it ends.
+	 */
+	private final OutageLog outages = new OutageLog(logger, "The task queue workers");
 
 	private volatile @Nullable ApplicationEventPublisher events;
 
@@ -230,7 +235,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, entry.getValue().settings(),
 					this.instanceId, (run) -> run(entry.getValue(), run),
 					(run, failure) -> handOffFailed(entry.getValue(), run, failure), this.executors, this::failed,
-					this::redisReached);
+					this::redisReached, this.outages);
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
@@ -252,7 +257,6 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			this.subscriptionThread.execute(() -> {
 				try {
 					if (this.notifications == null && this.running && !this.stopping) {
-						boolean failedBefore = this.subscriptionFailed;
 						subscribe();
 						RedisMessageListenerContainer made = this.notifications;
 						if (made != null && (this.stopping || !this.running)) {
@@ -260,9 +264,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 							this.notifications = null;
 							closeNotifications(made);
 						}
-						else if (made != null && failedBefore) {
-							this.subscriptionFailed = false;
-							logger.info("Subscribed to queue notifications");
+						else if (made != null) {
+							this.outages.succeeded("subscription");
 						}
 					}
 				}
@@ -304,12 +307,24 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			catch (Exception closing) {
 				ex.addSuppressed(closing);
 			}
-			if (!this.subscriptionFailed) {
-				this.subscriptionFailed = true;
-				logger.warn("Could not subscribe to queue notifications; workers look every "
-						+ this.settings.pollInterval() + " until it succeeds (tried again once Redis answers)", ex);
+			this.outages.failed(
+					"subscription", "could not subscribe to queue notifications (workers look every "
+							+ this.settings.pollInterval() + " until it succeeds, tried again once Redis answers)",
+					redisFailure(ex));
+		}
+	}
+
+	/**
+	 * Return the Redis failure inside a failed subscription (the container wraps it in
+	 * "Subscription attempts exceeded"), or the failure itself.
+	 */
+	private static Throwable redisFailure(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof DataAccessException) {
+				return cause;
 			}
 		}
+		return failure;
 	}
 
 	/**
