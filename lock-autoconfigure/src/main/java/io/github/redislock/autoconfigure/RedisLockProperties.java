@@ -96,6 +96,8 @@ public class RedisLockProperties implements InitializingBean {
 
 	private final Dashboard dashboard = new Dashboard();
 
+	private final Health health = new Health();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -125,6 +127,7 @@ public class RedisLockProperties implements InitializingBean {
 			throw invalid("max-hold", this.maxHold,
 					"must not be shorter than redislock.lease-time (" + this.leaseTime + ")");
 		}
+		positive("health.timeout", this.health.timeout);
 		Queue queue = this.queue;
 		check("queue.workers", queue.workers, queue.workers >= 0, "must not be negative (0: produce only)");
 		positive("queue.poll-interval", queue.pollInterval);
@@ -267,6 +270,33 @@ public class RedisLockProperties implements InitializingBean {
 
 	public Dashboard getDashboard() {
 		return this.dashboard;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	/**
+	 * The redislock health indicator (/actuator/health/redislock), turned off with
+	 * management.health.redislock.enabled=false.
+	 */
+	public static class Health {
+
+		/**
+		 * How long the health check waits for Redis (a PING on the lock engine's
+		 * connection, then each queue's depths) before it reports DOWN, so that a Redis
+		 * that does not answer cannot hold up the health endpoint.
+		 */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
 	}
 
 	/**

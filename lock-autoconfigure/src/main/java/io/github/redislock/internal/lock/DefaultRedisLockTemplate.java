@@ -649,6 +649,27 @@ public class DefaultRedisLockTemplate
 		return this.signals.listeningCount();
 	}
 
+	/**
+	 * Send a {@code PING} to Redis on the connection this template's locks use, without
+	 * blocking the caller.
+	 * @param timeout how long to wait for the answer
+	 * @return a future that completes once Redis answered, and fails when it could not be
+	 * asked or did not answer within the timeout
+	 */
+	public CompletableFuture<Void> ping(Duration timeout) {
+		return this.commands.pingAsync(timeout);
+	}
+
+	/**
+	 * Return how the pub/sub connection on which this instance hears lock releases is
+	 * doing: {@code idle} (not opened: no thread has waited for a lock yet),
+	 * {@code connecting}, {@code connected} or {@code disconnected}.
+	 * @return the state
+	 */
+	public String releaseChannelState() {
+		return this.signals.channelState();
+	}
+
 	ReleaseSignals signals() {
 		return this.signals;
 	}

@@ -690,6 +690,25 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	}
 
 	@Override
+	public String state() {
+		CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current;
+		synchronized (this.lock) {
+			current = this.connection;
+		}
+		if (current == null) {
+			// Replaced (a new one opens with the next subscription), or never needed.
+			return this.channels.isEmpty() ? "idle" : "disconnected";
+		}
+		if (!current.isDone()) {
+			return "connecting";
+		}
+		if (current.isCompletedExceptionally()) {
+			return "disconnected";
+		}
+		return current.join().isOpen() ? "connected" : "disconnected";
+	}
+
+	@Override
 	public void disconnect() {
 		CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current;
 		synchronized (this.lock) {

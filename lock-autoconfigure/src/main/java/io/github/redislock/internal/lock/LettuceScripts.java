@@ -16,6 +16,7 @@ import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.PartitionSelectorException;
@@ -212,6 +213,29 @@ public final class LettuceScripts {
 	CompletableFuture<@Nullable List<Object>> runListAsync(RedisScript<?> script, byte[][] keys, byte[][] args,
 			Duration timeout) {
 		return runAsync(script, ScriptOutputType.MULTI, keys, args, timeout);
+	}
+
+	/**
+	 * Send a {@code PING} on the shared native connection without waiting. The future
+	 * completes on Lettuce's I/O thread, failures translated as Spring Data Redis
+	 * translates them; it is not timed here.
+	 */
+	CompletableFuture<@Nullable String> pingAsync() {
+		RedisScriptingAsyncCommands<byte[], byte[]> commands;
+		try {
+			commands = commands();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(translate(ex));
+		}
+		if (!(commands instanceof BaseRedisAsyncCommands<?, ?> base)) {
+			return CompletableFuture
+				.failedFuture(new IllegalStateException("Cannot PING on " + commands.getClass().getName()));
+		}
+		return base.ping().toCompletableFuture().exceptionallyCompose((failure) -> {
+			Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+			return CompletableFuture.failedFuture(translate(failure(cause)));
+		});
 	}
 
 	private <T> CompletableFuture<@Nullable T> runAsync(RedisScript<?> script, ScriptOutputType type, byte[][] keys,

@@ -425,6 +425,20 @@ final class LockCommands {
 			.thenApply((result) -> renewed(lockKeys.size(), result));
 	}
 
+	/**
+	 * Send a {@code PING} on the connection the locks use, without blocking the caller:
+	 * on the shared native Lettuce connection, else on a thread of the engine's own.
+	 * @param timeout how long to wait for the answer before the future fails
+	 * @return a future that completes when Redis answered
+	 */
+	CompletableFuture<Void> pingAsync(Duration timeout) {
+		LettuceScripts lettuce = this.lettuce;
+		CompletableFuture<?> answer = (lettuce != null) ? lettuce.pingAsync() : CompletableFuture.supplyAsync(
+				() -> this.redis.execute((RedisCallback<String>) (connection) -> connection.ping()), blockingCalls());
+		return AsyncTimeouts.within(answer.thenApply((pong) -> (Void) null), timeout,
+				() -> new QueryTimeoutException("Redis did not answer a PING within " + timeout));
+	}
+
 	private static boolean[] renewed(int count, @Nullable List<?> result) {
 		boolean[] renewed = new boolean[count];
 		if (result != null) {

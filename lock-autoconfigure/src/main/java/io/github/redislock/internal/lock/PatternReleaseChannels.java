@@ -109,6 +109,25 @@ final class PatternReleaseChannels implements ReleaseChannels {
 	}
 
 	@Override
+	public String state() {
+		CompletableFuture<RedisMessageListenerContainer> current;
+		synchronized (this.lock) {
+			current = this.container;
+		}
+		if (current == null) {
+			return "idle";
+		}
+		if (!current.isDone()) {
+			return "connecting";
+		}
+		if (current.isCompletedExceptionally()) {
+			return "disconnected";
+		}
+		RedisMessageListenerContainer container = current.join();
+		return (container.isRunning() && container.isListening()) ? "connected" : "disconnected";
+	}
+
+	@Override
 	public void stop(String channel) {
 		// One subscription for all channels, kept until disconnected.
 	}

@@ -33,6 +33,15 @@ interface ReleaseChannels extends AutoCloseable {
 	}
 
 	/**
+	 * Return how the connection that receives the release messages is doing: {@code idle}
+	 * (none opened: no thread of this instance has waited for a lock yet),
+	 * {@code connecting}, {@code connected} or {@code disconnected} (lost, failed to
+	 * open, or being replaced).
+	 * @return the state
+	 */
+	String state();
+
+	/**
 	 * Close every subscription and the connection; a later {@link #listen} opens a new
 	 * one.
 	 */

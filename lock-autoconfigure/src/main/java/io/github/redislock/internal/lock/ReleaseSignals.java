@@ -186,6 +186,14 @@ final class ReleaseSignals implements AutoCloseable {
 		});
 	}
 
+	/**
+	 * Return how the connection that receives release messages is doing (see
+	 * {@link ReleaseChannels#state()}).
+	 */
+	String channelState() {
+		return this.channels.state();
+	}
+
 	void unregister(String lockKey, Waiter waiter, boolean acquired) {
 		this.waiters.computeIfPresent(lockKey, (key, queue) -> {
 			queue.remove(waiter);
