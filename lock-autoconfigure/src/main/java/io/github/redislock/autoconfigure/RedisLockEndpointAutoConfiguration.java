@@ -1,9 +1,11 @@
 package io.github.redislock.autoconfigure;
 
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
+import io.github.redislock.actuate.endpoint.RedisLockEndpointWebExtension;
 import io.github.redislock.admin.RedisLockAdmin;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -17,7 +19,9 @@ import org.springframework.context.annotation.Bean;
  * health, it is not exposed over HTTP unless the application includes it in
  * {@code management.endpoints.web.exposure.include}; its access is read-only by default,
  * so its force-unlock operation is offered only with
- * {@code management.endpoint.redislock.access=unrestricted}.
+ * {@code management.endpoint.redislock.access=unrestricted}. Over HTTP, its operations
+ * answer 503 with a message while Redis cannot be reached
+ * ({@link RedisLockEndpointWebExtension}).
  *
  * @since 0.1.0
  */
@@ -32,6 +36,14 @@ public final class RedisLockEndpointAutoConfiguration {
 	@ConditionalOnMissingBean(RedisLockEndpoint.class)
 	RedisLockEndpoint redisLockEndpoint(RedisLockAdmin redisLockAdmin) {
 		return new RedisLockEndpoint(redisLockAdmin);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisLockEndpoint.class)
+	@ConditionalOnAvailableEndpoint(endpoint = RedisLockEndpoint.class, exposure = EndpointExposure.WEB)
+	RedisLockEndpointWebExtension redisLockEndpointWebExtension(RedisLockEndpoint redisLockEndpoint) {
+		return new RedisLockEndpointWebExtension(redisLockEndpoint);
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.github.redislock.autoconfigure;
 
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
+import io.github.redislock.actuate.endpoint.RedisLockEndpointWebExtension;
 import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
@@ -27,6 +28,16 @@ class RedisLockEndpointAutoConfigurationTests {
 	@Test
 	void providesTheEndpointWhenItIsExposed() {
 		this.runner.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RedisLockEndpoint.class));
+	}
+
+	@Test
+	void providesTheWebExtensionThatAnswers503DuringAnOutageWhenExposedOverHttp() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(RedisLockEndpointWebExtension.class));
+		this.runner
+			.withPropertyValues("management.endpoints.web.exposure.include=",
+					"management.endpoints.jmx.exposure.include=redislock", "spring.jmx.enabled=true")
+			.run((context) -> assertThat(context).hasSingleBean(RedisLockEndpoint.class)
+				.doesNotHaveBean(RedisLockEndpointWebExtension.class));
 	}
 
 	@Test
