@@ -34,6 +34,9 @@ public final class OutageLog {
 
 	private long failures;
 
+	/** When the last outage ended (nanoTime). */
+	private long endNanos = System.nanoTime() - Long.MAX_VALUE / 2;
+
 	/**
 	 * @param logger where to log
 	 * @param who what calls Redis, as the subject of the log lines ("The task queue
@@ -53,8 +56,27 @@ public final class OutageLog {
 	 * @param failure why
 	 */
 	public void failed(String key, String what, Throwable failure) {
+		failed(key, what, failure, System.nanoTime());
+	}
+
+	/**
+	 * A call failed, as {@link #failed(String, String, Throwable)}; one sent before the
+	 * last outage ended belongs to that outage (its failure came late: a command timed
+	 * out after Redis was back) and is logged at DEBUG only.
+	 * @param key the kind of call
+	 * @param what what could not be done
+	 * @param failure why
+	 * @param sentNanos when the call was sent ({@link System#nanoTime()})
+	 */
+	public void failed(String key, String what, Throwable failure, long sentNanos) {
 		boolean first;
 		synchronized (this.lock) {
+			if (this.failing.isEmpty() && sentNanos - this.endNanos < 0) {
+				if (this.logger.isDebugEnabled()) {
+					this.logger.debug(what + " (sent during the last outage): " + failure);
+				}
+				return;
+			}
 			first = this.failing.isEmpty();
 			this.failing.add(key);
 			this.failures++;
@@ -87,11 +109,21 @@ public final class OutageLog {
 				return;
 			}
 			failed = this.failures;
-			lasted = System.nanoTime() - this.startNanos;
+			this.endNanos = System.nanoTime();
+			lasted = this.endNanos - this.startNanos;
 			this.failures = 0;
 		}
 		this.logger.info(this.who + ": Redis answers again, after " + Duration.ofMillis(lasted / 1_000_000) + " and "
 				+ failed + " failed call(s)");
+	}
+
+	/**
+	 * Return whether a kind of call is failing now.
+	 * @param key the kind of call
+	 * @return whether its last call failed
+	 */
+	public boolean isFailing(String key) {
+		return this.failing.contains(key);
 	}
 
 	/**

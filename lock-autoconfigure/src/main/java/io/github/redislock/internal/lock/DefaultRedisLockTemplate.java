@@ -28,6 +28,7 @@ import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.internal.Printable;
+import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -89,6 +90,12 @@ public class DefaultRedisLockTemplate
 
 	private volatile boolean running;
 
+	/**
+	 * The failures of this template's periodic calls to Redis (renewals, the release
+	 * channel): one WARN when an outage starts, one INFO when it ends.
+	 */
+	private final OutageLog outages = new OutageLog(logger, "The lock engine");
+
 	public DefaultRedisLockTemplate(RedisConnectionFactory connectionFactory) {
 		this(connectionFactory, LockSettings.DEFAULTS);
 	}
@@ -104,11 +111,12 @@ public class DefaultRedisLockTemplate
 				settings.replicaAckTimeout().toMillis());
 		this.readWriteCommands = new ReadWriteLockCommands(this.commands);
 		this.watchdog = new WatchdogRenewer(this.holds, this.commands, settings.leaseTime().toMillis(),
-				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll);
+				this.losses::lost, (count) -> this.losses.observer().renewed(count), this.pendingReleases::retryAll,
+				this.outages);
 		// Idle release subscriptions are swept from the watchdog's scheduler: a Lettuce
 		// command sent without waiting for its answer.
 		this.signals = new ReleaseSignals(connectionFactory, this.keys, this.instanceId, this::callbacks,
-				this.watchdog.scheduler());
+				this.watchdog.scheduler(), this.outages);
 		// Written from a thread of its own: a Redis that does not answer must not hold up
 		// the watchdog's renewals and deadline checks.
 		this.instanceRecordThread = EngineThreads.serial("redislock-instance-record");

@@ -33,6 +33,7 @@ import io.lettuce.core.cluster.pubsub.StatefulRedisClusterPubSubConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -79,6 +80,9 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	 * How long a PING or a subscription may take before the connection counts as lost.
 	 */
 	static final Duration ANSWER_TIMEOUT = Duration.ofSeconds(2);
+
+	/** The key of this connection's failures in the {@link OutageLog}. */
+	static final String OUTAGE_KEY = "release-channel";
 
 	/**
 	 * How long after a subscription went the client's view of a cluster is refreshed on
@@ -130,6 +134,12 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	/** The Cluster client {@link #reconnects} listens to, if any. */
 	private volatile @Nullable RedisClusterClient listenedClient;
 
+	/**
+	 * Failures to open the connection and connections replaced: one WARN when an outage
+	 * starts, one INFO when a connection opens again.
+	 */
+	private final OutageLog outages;
+
 	/** When a subscription went last (nanoTime). */
 	private volatile long lastLossNanos = System.nanoTime() - SETTLING_NANOS;
 
@@ -143,6 +153,16 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	 */
 	LettuceReleaseChannels(LettuceConnectionFactory connectionFactory, boolean sharded, Supplier<Executor> connecting,
 			BiConsumer<String, String> onMessage, Consumer<String> onGap) {
+		this(connectionFactory, sharded, connecting, onMessage, onGap,
+				new OutageLog(logger, "The lock release channel"));
+	}
+
+	/**
+	 * @param outages told of failures to open the connection and of connections that open
+	 */
+	LettuceReleaseChannels(LettuceConnectionFactory connectionFactory, boolean sharded, Supplier<Executor> connecting,
+			BiConsumer<String, String> onMessage, Consumer<String> onGap, OutageLog outages) {
+		this.outages = outages;
 		this.connectionFactory = connectionFactory;
 		this.sharded = sharded;
 		this.connecting = connecting;
@@ -363,6 +383,11 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	@Override
 	public void checkAll() {
 		if (this.channels.isEmpty()) {
+			if (this.outages.isFailing(OUTAGE_KEY)) {
+				// Nobody waits now: open the connection anyway to learn when Redis is
+				// back.
+				connection();
+			}
 			return;
 		}
 		CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> current;
@@ -493,8 +518,8 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			this.connection = null;
 			lost = new ArrayList<>(this.channels.values());
 		}
-		logger.info("The connection for lock release messages did not answer a PING within " + ANSWER_TIMEOUT
-				+ ", or stayed disconnected; listening on a new one: " + why);
+		this.outages.failed(OUTAGE_KEY, "the connection for lock release messages did not answer a PING within "
+				+ ANSWER_TIMEOUT + ", or stayed disconnected (listening on a new one)", why);
 		closeQuietly(connection);
 		lost(lost, connection instanceof StatefulRedisClusterPubSubConnection);
 	}
@@ -555,10 +580,13 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			next.whenComplete((connection, ex) -> {
 				Throwable cause = (ex instanceof CompletionException) ? ex.getCause() : ex;
 				if (ex != null && !(cause instanceof UnsupportedClientException)) {
-					logger.warn("Could not open the pub/sub connection for lock release messages; until a later"
-							+ " attempt succeeds, waiting threads retry when the holder's lease runs out", ex);
+					this.outages.failed(OUTAGE_KEY,
+							"could not open the pub/sub connection for lock release messages (until a later"
+									+ " attempt succeeds, waiting threads retry when the holder's lease runs out)",
+							(cause != null) ? cause : ex);
 				}
 				if (connection != null) {
+					this.outages.succeeded(OUTAGE_KEY);
 					synchronized (this.lock) {
 						if (!this.closed && this.connection == next) {
 							return;

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
+import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -46,11 +47,18 @@ final class PatternReleaseChannels implements ReleaseChannels {
 	private boolean closed;
 
 	/**
+	 * Failed subscriptions: one WARN when an outage starts, one INFO when one succeeds.
+	 */
+	private final OutageLog outages;
+
+	/**
 	 * @param pattern the pattern that matches every release channel
 	 * @param subscribing where the (blocking) subscription is made
+	 * @param outages told of failed and successful subscriptions
 	 */
 	PatternReleaseChannels(RedisConnectionFactory connectionFactory, String pattern, Supplier<Executor> subscribing,
-			BiConsumer<String, String> onMessage) {
+			BiConsumer<String, String> onMessage, OutageLog outages) {
+		this.outages = outages;
 		this.connectionFactory = connectionFactory;
 		this.pattern = pattern;
 		this.subscribing = subscribing;
@@ -93,11 +101,15 @@ final class PatternReleaseChannels implements ReleaseChannels {
 		container.afterPropertiesSet();
 		try {
 			container.start();
+			this.outages.succeeded(LettuceReleaseChannels.OUTAGE_KEY);
 			return container;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not subscribe to lock release channels '" + this.pattern
-					+ "'; until a later attempt succeeds, waiting threads retry when the holder's lease runs out", ex);
+			this.outages.failed(LettuceReleaseChannels.OUTAGE_KEY,
+					"could not subscribe to lock release channels '" + this.pattern
+							+ "' (until a later attempt succeeds, waiting threads retry when the holder's"
+							+ " lease runs out)",
+					ex);
 			try {
 				container.destroy();
 			}

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
+import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -82,16 +83,17 @@ final class ReleaseSignals implements AutoCloseable {
 	 * @param executor where blocking connects and subscriptions run
 	 * @param sweeper where idle subscriptions are dropped ({@link #stopIdle()}, which
 	 * sends without waiting for an answer)
+	 * @param outages told of failures to listen and of their end
 	 */
 	ReleaseSignals(RedisConnectionFactory connectionFactory, LockKeys keys, String instanceId,
-			Supplier<Executor> executor, TaskScheduler sweeper) {
+			Supplier<Executor> executor, TaskScheduler sweeper, OutageLog outages) {
 		this.keys = keys;
 		this.instanceId = instanceId;
 		PatternReleaseChannels patterns = new PatternReleaseChannels(connectionFactory, keys.releaseChannelPattern(),
-				executor, this::onMessage);
+				executor, this::onMessage, outages);
 		if (LockCommands.LETTUCE_PRESENT && connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			this.channels = new LettuceReleaseChannels(lettuce, LettuceReleaseChannels.sharded(lettuce), executor,
-					this::onMessage, this::onGap);
+					this::onMessage, this::onGap, outages);
 			this.fallback = patterns;
 		}
 		else {

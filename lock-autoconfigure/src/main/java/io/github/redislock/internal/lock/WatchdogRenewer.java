@@ -9,9 +9,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.IntConsumer;
 
+import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -60,6 +62,21 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private volatile Boolean cluster;
 
+	/** Failed renewals: one WARN when an outage starts, one INFO when it ends. */
+	private final OutageLog outages;
+
+	/** The key of the renewals' failures in the {@link OutageLog}. */
+	private static final String OUTAGE_KEY = "renewals";
+
+	/** The key of the outage probe's failures in the {@link OutageLog}. */
+	private static final String PROBE_KEY = "commands";
+
+	/** How often, and how long, the outage probe asks Redis while an outage lasts. */
+	private static final Duration PROBE_PERIOD = Duration.ofSeconds(1);
+
+	/** Whether a probe is under way. */
+	private final AtomicBoolean probing = new AtomicBoolean();
+
 	/**
 	 * How long a renewal's answer is waited for: as long as it can still matter (a lease:
 	 * the hold's local deadline counts from when the renewal was sent), so a slow answer
@@ -68,7 +85,8 @@ final class WatchdogRenewer implements AutoCloseable {
 	private final Duration answerDeadline;
 
 	WatchdogRenewer(HoldRegistry holds, LockCommands commands, long leaseMillis, BiConsumer<LockHold, String> onLost,
-			IntConsumer onRenewed, Runnable eachTick) {
+			IntConsumer onRenewed, Runnable eachTick, OutageLog outages) {
+		this.outages = outages;
 		this.eachTick = eachTick;
 		this.onRenewed = onRenewed;
 		this.holds = holds;
@@ -81,6 +99,40 @@ final class WatchdogRenewer implements AutoCloseable {
 		this.scheduler.scheduleAtFixedRate(this::renewAll, Instant.now().plus(period), period);
 		Duration checkPeriod = Duration.ofMillis(Math.max(1, Math.min(period.toMillis(), MAX_CHECK_PERIOD_MILLIS)));
 		this.scheduler.scheduleAtFixedRate(this::checkDeadlines, Instant.now().plus(checkPeriod), checkPeriod);
+		this.scheduler.scheduleAtFixedRate(this::probe, Instant.now().plus(PROBE_PERIOD), PROBE_PERIOD);
+	}
+
+	/**
+	 * While an outage is under way (renewals or the release channel failed), PING Redis
+	 * every second on the connection the locks use: the outage ends once commands get
+	 * through again, not merely the release channel's connection, and renewals that
+	 * failed end with it when no hold is left to renew.
+	 */
+	private void probe() {
+		if (!this.outages.isFailing() || !this.probing.compareAndSet(false, true)) {
+			return;
+		}
+		long sent = System.nanoTime();
+		CompletableFuture<Void> ping;
+		try {
+			ping = this.commands.pingAsync(PROBE_PERIOD);
+		}
+		catch (RuntimeException ex) {
+			ping = CompletableFuture.failedFuture(ex);
+		}
+		ping.whenCompleteAsync((pong, ex) -> {
+			this.probing.set(false);
+			if (ex != null) {
+				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+				this.outages.failed(PROBE_KEY, "Redis did not answer a PING on the locks' connection", cause, sent);
+				return;
+			}
+			if (this.holds.watchdogHolds().isEmpty()) {
+				// Nothing left to renew: the renewals' failures are over.
+				this.outages.succeeded(OUTAGE_KEY);
+			}
+			this.outages.succeeded(PROBE_KEY);
+		}, this.scheduler);
 	}
 
 	/** Loss by deadline is noticed at most this long after the deadline passed. */
@@ -95,6 +147,7 @@ final class WatchdogRenewer implements AutoCloseable {
 					renew(batch);
 				}
 			}
+
 		}
 		catch (Throwable ex) {
 			logger.error("Lock watchdog renewal failed", ex);
@@ -134,9 +187,11 @@ final class WatchdogRenewer implements AutoCloseable {
 		renewal.whenCompleteAsync((renewed, ex) -> {
 			if (ex != null) {
 				Throwable cause = (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
-				logger.warn("Could not renew " + batch.size() + " lock(s); retrying on the next tick: " + cause);
+				this.outages.failed(OUTAGE_KEY,
+						"could not renew " + batch.size() + " lock(s) (retrying on the next tick)", cause, sent);
 				return;
 			}
+			this.outages.succeeded(OUTAGE_KEY);
 			renewed(batch, renewed, sent);
 		}, this.scheduler);
 	}

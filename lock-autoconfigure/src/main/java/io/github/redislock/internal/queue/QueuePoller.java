@@ -130,6 +130,7 @@ final class QueuePoller {
 	private void poll() {
 		while (this.taking) {
 			int free = 0;
+			long sent = System.nanoTime();
 			try {
 				this.freeWorkers.acquire();
 				free = 1 + this.freeWorkers.drainPermits();
@@ -137,7 +138,7 @@ final class QueuePoller {
 					this.freeWorkers.release(free);
 					return;
 				}
-				long sent = System.nanoTime();
+				sent = System.nanoTime();
 				List<RedisTaskQueue.ClaimedTask> held = new ArrayList<>();
 				Set<String> runningIds = new HashSet<>();
 				for (TaskRun run : this.running.values()) {
@@ -173,7 +174,7 @@ final class QueuePoller {
 				this.freeWorkers.release(free);
 				if (this.taking) {
 					this.outages.failed("claim:" + this.queueName, "could not take tasks of queue '" + this.queueName
-							+ "' (trying again every " + this.settings.pollInterval() + ")", ex);
+							+ "' (trying again every " + this.settings.pollInterval() + ")", ex, sent);
 					sleep(this.settings.pollInterval().toMillis());
 				}
 			}
@@ -269,7 +270,7 @@ final class QueuePoller {
 		}
 		catch (RuntimeException ex) {
 			this.outages.failed("renew:" + this.queueName, "could not renew the claims of " + runs.size()
-					+ " running task(s) of queue '" + this.queueName + "'", ex);
+					+ " running task(s) of queue '" + this.queueName + "'", ex, sent);
 		}
 		long visibility = this.settings.visibilityTimeout().toNanos();
 		for (TaskRun run : runs) {
