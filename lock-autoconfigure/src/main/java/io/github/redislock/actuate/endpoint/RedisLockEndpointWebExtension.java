@@ -13,7 +13,8 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 import org.springframework.dao.DataAccessResourceFailureException;
-import org.springframework.dao.TransientDataAccessException;
+import org.springframework.dao.QueryTimeoutException;
+import org.springframework.dao.TransientDataAccessResourceException;
 
 /**
  * The HTTP side of the {@link RedisLockEndpoint}: the same operations, answered with
@@ -108,7 +109,8 @@ public class RedisLockEndpointWebExtension {
 	 */
 	private static @Nullable Throwable outage(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof DataAccessResourceFailureException || cause instanceof TransientDataAccessException) {
+			if (cause instanceof DataAccessResourceFailureException || cause instanceof QueryTimeoutException
+					|| cause instanceof TransientDataAccessResourceException) {
 				return cause;
 			}
 		}
