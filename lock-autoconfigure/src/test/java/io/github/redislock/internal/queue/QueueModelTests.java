@@ -615,12 +615,11 @@ class QueueModelTests {
 				String handle = entry.getKey().toString();
 				String token = entry.getValue().toString();
 				if (token.startsWith(claimer + ":") && !known.contains(token)) {
-					tasks
-						.add(new RedisTaskQueue.ClaimedTask(queue,
-								String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":id")), handle,
-								String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":payload")), token, Integer
-									.parseInt(String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":attempts"))),
-								""));
+					tasks.add(new RedisTaskQueue.ClaimedTask(queue,
+							String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":id")), handle,
+							String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":payload")), token,
+							Integer.parseInt(String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":attempts"))),
+							"", ""));
 				}
 			}
 			return new RedisTaskQueue.Claimed(tasks, -1, List.of());
