@@ -211,8 +211,28 @@ class SampleApplicationTests {
 					assertThat(paused.statusCode()).as("no write operation while read-only").isNotEqualTo(200);
 					assertThat(queue.isPaused("fulfilment")).isFalse();
 				}
-				assertThat(send(http, HttpRequest.newBuilder(URI.create(base + "/queues/no-such-queue")).GET(), VIEWER)
-					.statusCode()).isEqualTo(400);
+				HttpResponse<String> noSuchQueue = send(http,
+						HttpRequest.newBuilder(URI.create(base + "/queues/no-such-queue")).GET(), VIEWER);
+				assertThat(noSuchQueue.statusCode()).isEqualTo(400);
+				assertThat(noSuchQueue.body()).contains("\"error\"").contains("no-such-queue");
+				assertThat(send(http,
+						HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment/dead-letter?id=none")).GET(),
+						VIEWER)
+					.statusCode()).as("no such dead letter").isEqualTo(404);
+				if (opened) {
+					HttpResponse<String> unknownAction = send(http,
+							HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment"))
+								.header("Content-Type", "application/json")
+								.POST(HttpRequest.BodyPublishers.ofString("{\"action\":\"explode\"}")),
+							OPERATOR);
+					assertThat(unknownAction.statusCode()).isEqualTo(400);
+					assertThat(unknownAction.body()).contains("explode").contains("pause");
+				}
+				HttpResponse<String> health = send(http,
+						HttpRequest.newBuilder(URI.create(base.replace("redislock", "health/redislock"))).GET(),
+						VIEWER);
+				assertThat(health.statusCode()).isEqualTo(200);
+				assertThat(health.body()).contains("\"status\":\"UP\"");
 				assertThat(send(http, HttpRequest.newBuilder(URI.create(base + "/queues/fulfilment?dead=5000")).GET(),
 						VIEWER)
 					.statusCode()).isEqualTo(400);

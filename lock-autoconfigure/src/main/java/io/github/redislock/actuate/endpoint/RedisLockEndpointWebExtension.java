@@ -62,6 +62,20 @@ public class RedisLockEndpointWebExtension {
 	}
 
 	/**
+	 * See {@link RedisLockEndpoint#task}.
+	 * @param section {@code queues}
+	 * @param name the queue
+	 * @param kind {@code dead-letter} or {@code task}
+	 * @param id the task id
+	 * @return the answer (404 when there is no such task)
+	 */
+	@ReadOperation
+	public WebEndpointResponse<Object> task(@Selector String section, @Selector String name, @Selector String kind,
+			String id) {
+		return answer(() -> this.endpoint.task(section, name, kind, id));
+	}
+
+	/**
 	 * See {@link RedisLockEndpoint#act}.
 	 * @param section {@code queues}
 	 * @param name the queue
@@ -85,9 +99,18 @@ public class RedisLockEndpointWebExtension {
 		return answer(() -> this.endpoint.forceUnlock(name));
 	}
 
-	private static WebEndpointResponse<Object> answer(Supplier<Object> operation) {
+	@SuppressWarnings("unchecked")
+	private static WebEndpointResponse<Object> answer(Supplier<@Nullable Object> operation) {
 		try {
-			return new WebEndpointResponse<>(operation.get());
+			Object answer = operation.get();
+			if (answer instanceof WebEndpointResponse<?> response) {
+				// The endpoint's own answer with a status (a 400 with its message).
+				return (WebEndpointResponse<Object>) response;
+			}
+			if (answer == null) {
+				return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+			}
+			return new WebEndpointResponse<>(answer);
 		}
 		catch (RuntimeException ex) {
 			Throwable outage = outage(ex);

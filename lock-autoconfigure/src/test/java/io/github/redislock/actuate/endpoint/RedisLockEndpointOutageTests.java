@@ -102,7 +102,7 @@ class RedisLockEndpointOutageTests {
 	@Test
 	void theWebExtensionHasACounterpartOfEveryOperationOfTheEndpoint() {
 		List<String> operations = operations(RedisLockEndpoint.class);
-		assertThat(operations).hasSize(4);
+		assertThat(operations).hasSize(5);
 		assertThat(operations(RedisLockEndpointWebExtension.class)).containsExactlyInAnyOrderElementsOf(operations);
 	}
 

@@ -619,7 +619,8 @@ class QueueModelTests {
 							String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":id")), handle,
 							String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":payload")), token,
 							Integer.parseInt(String.valueOf(raw.opsForHash().get(key("tasks"), handle + ":attempts"))),
-							"", ""));
+							"",
+							java.util.Objects.toString(raw.opsForHash().get(key("tasks"), handle + ":version"), "")));
 				}
 			}
 			return new RedisTaskQueue.Claimed(tasks, -1, List.of());

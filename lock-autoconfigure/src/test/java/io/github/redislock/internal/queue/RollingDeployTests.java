@@ -23,6 +23,8 @@ import io.github.redislock.queue.TaskQueue;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,6 +35,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -79,6 +82,21 @@ class RollingDeployTests {
 
 	RollingDeployTests(RedisServer redis) {
 		this.redis = redis;
+	}
+
+	/**
+	 * The applications leave the test JVM's logging alone: Spring Boot's logging system,
+	 * cleaned up when such an application closes, would leave later tests of this JVM
+	 * that read the log with nothing to read.
+	 */
+	@BeforeAll
+	static void noLoggingSystem() {
+		System.setProperty(LoggingSystem.SYSTEM_PROPERTY, LoggingSystem.NONE);
+	}
+
+	@AfterAll
+	static void restoreLoggingSystem() {
+		System.clearProperty(LoggingSystem.SYSTEM_PROPERTY);
 	}
 
 	@Test
