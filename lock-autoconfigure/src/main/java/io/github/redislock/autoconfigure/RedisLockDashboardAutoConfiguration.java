@@ -51,7 +51,8 @@ public final class RedisLockDashboardAutoConfiguration {
 				ResourceLoader resourceLoader) {
 			RedisLockProperties.Dashboard dashboard = properties.getDashboard();
 			return new DashboardRoutes(admin, dashboard.getPath(), dashboard.getRole(), dashboard.isWriteEnabled(),
-					dashboard.getRefreshInterval(), DashboardRoutes.isSecurityPresent(resourceLoader.getClassLoader()))
+					dashboard.getRefreshInterval(), DashboardRoutes.isSecurityPresent(resourceLoader.getClassLoader()),
+					dashboard.getAllowedHosts())
 				.routes();
 		}
 

@@ -335,6 +335,23 @@ public class RedisLockProperties implements InitializingBean {
 		 */
 		private Duration refreshInterval = Duration.ofSeconds(3);
 
+		/**
+		 * Without Spring Security, the host names the dashboard answers besides IP
+		 * addresses, 'localhost' and this machine's own names: a request whose Host is
+		 * another name is refused (a site whose name was pointed at this server, DNS
+		 * rebinding, would otherwise pass the same-origin checks). '*' allows any. Not
+		 * used with Spring Security.
+		 */
+		private List<String> allowedHosts = new ArrayList<>();
+
+		public List<String> getAllowedHosts() {
+			return this.allowedHosts;
+		}
+
+		public void setAllowedHosts(List<String> allowedHosts) {
+			this.allowedHosts = allowedHosts;
+		}
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}

@@ -7,8 +7,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import io.github.redislock.admin.AdminRequestException;
 import io.github.redislock.admin.DeadLetterPreview;
@@ -16,6 +19,7 @@ import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
+import io.github.redislock.internal.Printable;
 import io.github.redislock.internal.admin.QueueActions;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +29,7 @@ import org.springframework.http.CacheControl;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
@@ -73,6 +78,11 @@ public final class DashboardRoutes {
 
 	private final String page;
 
+	private final Set<String> allowedHosts;
+
+	/** This machine's names, looked up once. */
+	private static final SingletonSupplier<Set<String>> LOCAL_NAMES = SingletonSupplier.of(DashboardRoutes::localNames);
+
 	/**
 	 * @param admin what the page shows and does
 	 * @param path the page's path
@@ -81,10 +91,16 @@ public final class DashboardRoutes {
 	 * @param refreshInterval how often the page refreshes itself
 	 * @param securityPresent whether Spring Security is on the class path (then it
 	 * decides who may write)
+	 * @param allowedHosts without Spring Security, the host names (besides IP addresses,
+	 * {@code localhost} and this machine's names) that requests may name in their
+	 * {@code Host}; {@code *} allows any
 	 */
 	public DashboardRoutes(RedisLockAdmin admin, String path, String role, boolean writeEnabled,
-			Duration refreshInterval, boolean securityPresent) {
+			Duration refreshInterval, boolean securityPresent, List<String> allowedHosts) {
 		this.securityPresent = securityPresent;
+		this.allowedHosts = allowedHosts.stream()
+			.map((host) -> host.trim().toLowerCase(Locale.ROOT))
+			.collect(Collectors.toUnmodifiableSet());
 		this.admin = admin;
 		this.path = path;
 		this.role = role;
@@ -115,7 +131,49 @@ public final class DashboardRoutes {
 			.POST(this.path + "/api/action", this::action)
 			.onError(AdminRequestException.class,
 					(error, request) -> problem(HttpStatus.BAD_REQUEST, error.getMessage()))
+			.filter((request, next) -> {
+				String refusal = hostRefusal(request.servletRequest());
+				return (refusal != null) ? problem(HttpStatus.FORBIDDEN, refusal) : next.handle(request);
+			})
 			.build();
+	}
+
+	/**
+	 * Without Spring Security (no session for a rebinding site to ride on, and maybe
+	 * write-enabled), return why a request's {@code Host} is refused, or {@code null}:
+	 * DNS rebinding points a site's name at this server, so the browser sends that name
+	 * as the Host and the Origin, and a same-origin check passes. An IP address cannot be
+	 * rebound; names must be known.
+	 */
+	private @Nullable String hostRefusal(HttpServletRequest request) {
+		if (this.securityPresent || this.allowedHosts.contains("*")) {
+			return null;
+		}
+		String host = request.getServerName().toLowerCase(Locale.ROOT);
+		if (host.startsWith("[") || host.equals("localhost") || isIpv4(host) || this.allowedHosts.contains(host)
+				|| LOCAL_NAMES.obtain().contains(host)) {
+			return null;
+		}
+		return "The dashboard answers only the host names it knows (DNS rebinding): '" + Printable.of(host)
+				+ "' is not an IP address, localhost or this machine's name; add it to"
+				+ " redislock.dashboard.allowed-hosts";
+	}
+
+	private static boolean isIpv4(String host) {
+		return host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+	}
+
+	private static Set<String> localNames() {
+		Set<String> names = new java.util.HashSet<>();
+		try {
+			java.net.InetAddress local = java.net.InetAddress.getLocalHost();
+			names.add(local.getHostName().toLowerCase(Locale.ROOT));
+			names.add(local.getCanonicalHostName().toLowerCase(Locale.ROOT));
+		}
+		catch (java.io.IOException ex) {
+			// No name of its own: IP addresses, localhost and the allowed hosts only.
+		}
+		return names;
 	}
 
 	/**

@@ -59,11 +59,46 @@ class DashboardRoutesTests {
 	}
 
 	private MockMvc dashboard(boolean writeEnabled) {
+		return dashboard(writeEnabled, List.of());
+	}
+
+	private MockMvc dashboard(boolean writeEnabled, List<String> allowedHosts) {
 		return MockMvcBuilders
-			.routerFunctions(
-					new DashboardRoutes(this.admin, "/ops/locks", "ADMIN", writeEnabled, Duration.ofSeconds(2), false)
-						.routes())
+			.routerFunctions(new DashboardRoutes(this.admin, "/ops/locks", "ADMIN", writeEnabled, Duration.ofSeconds(2),
+					false, allowedHosts)
+				.routes())
 			.build();
+	}
+
+	/**
+	 * DNS rebinding: a site's name resolves to this server, so the browser's requests
+	 * carry that name as their Host and Origin, and a same-origin check passes. Without
+	 * Spring Security the dashboard answers only a Host that is an IP address, this
+	 * machine's name, {@code localhost}, or one of
+	 * {@code redislock.dashboard.allowed-hosts}.
+	 */
+	@Test
+	void withoutSpringSecurityTheDashboardAnswersOnlyHostsItKnows() throws Exception {
+		MockMvc mvc = dashboard(true);
+		mvc.perform(post("/ops/locks/api/action").contentType("application/json")
+			.content(action("pause", this.queueName, null))
+			.header(DashboardRoutes.HEADER, "1")
+			.header("Host", "rebound.example:8080")
+			.header("Origin", "http://rebound.example:8080")
+			.header("Sec-Fetch-Site", "same-origin"))
+			.andExpect(status().isForbidden())
+			.andExpect(jsonPath("$.error").value(containsString("redislock.dashboard.allowed-hosts")));
+		mvc.perform(get("/ops/locks/api/state").header("Host", "rebound.example:8080"))
+			.andExpect(status().isForbidden());
+		mvc.perform(get("/ops/locks").header("Host", "rebound.example")).andExpect(status().isForbidden());
+		assertThat(this.queue.isPaused(this.queueName)).isFalse();
+		for (String host : List.of("localhost:8080", "127.0.0.1:8080", "10.1.2.3", "[::1]:8080")) {
+			mvc.perform(get("/ops/locks/api/state").header("Host", host)).andExpect(status().isOk());
+		}
+		MockMvc allowed = dashboard(true, List.of("Ops.Example.com"));
+		allowed.perform(get("/ops/locks/api/state").header("Host", "ops.example.com:443")).andExpect(status().isOk());
+		allowed.perform(get("/ops/locks/api/state").header("Host", "rebound.example"))
+			.andExpect(status().isForbidden());
 	}
 
 	@Test
