@@ -47,7 +47,10 @@ public @interface WriteLock {
 	/**
 	 * How long to wait for the lock, as a duration ({@code "0"}, {@code "500ms"},
 	 * {@code "3s"}, {@code "PT1M"}); {@code ${...}} placeholders are resolved. Empty:
-	 * {@code redislock.wait-time}.
+	 * {@code redislock.wait-time}, and {@code 0} on a {@code @Scheduled} method (a tick
+	 * that finds the lock taken is being run elsewhere; an instance that waited would run
+	 * it again once the holder is done). A wait together with {@link #holdAtLeast()} on a
+	 * {@code @Scheduled} method stops the start, naming the method.
 	 * @return the wait time
 	 */
 	String waitTime() default "";
@@ -61,7 +64,11 @@ public @interface WriteLock {
 	String leaseTime() default "";
 
 	/**
-	 * What to do when the lock is not acquired within the wait time.
+	 * What to do when the lock is not acquired within the wait time. On a
+	 * {@code @Scheduled} method it is always {@link OnLockFailure#SKIP} (an exception
+	 * would only make the scheduler log an error for a tick another instance runs),
+	 * unless a {@code fallback} is given. A skip is counted in {@code redislock.acquire}
+	 * with {@code outcome=skipped}, not as a time-out.
 	 * @return the failure policy
 	 */
 	OnLockFailure onFailure() default OnLockFailure.THROW;
@@ -83,9 +90,11 @@ public @interface WriteLock {
 	/**
 	 * Minimum hold, as a duration: after the method returns (normally or not) the lock
 	 * stays taken until at least this long after it was acquired, timed by Redis. For
-	 * {@code @Scheduled} jobs: instances whose ticks (or clocks) differ by less than this
-	 * skip the tick. Must not exceed a fixed {@link #leaseTime()}. Empty: released at
-	 * return.
+	 * {@code @Scheduled} jobs: an instance whose tick fires less than this long after the
+	 * first instance acquired the lock (a clock or schedule behind by less than this)
+	 * finds it taken and skips the tick; one whose tick fires later than that, with the
+	 * first instance done, runs it again. Must not exceed a fixed {@link #leaseTime()}.
+	 * Empty: released at return.
 	 * @return the minimum hold
 	 */
 	String holdAtLeast() default "";

@@ -28,6 +28,20 @@ public interface LockObserver {
 	}
 
 	/**
+	 * A lock was not acquired within its wait time by a caller that skips its work then
+	 * (an annotated method with {@code onFailure = SKIP}, a {@code @Scheduled} method
+	 * that found its lock taken): an expected outcome, not a time-out. By default told as
+	 * {@link #notAcquired} with {@code error} false.
+	 * @param metricName the lock's declared name
+	 * @param kind the kind of lock
+	 * @param waited how long the caller waited
+	 * @since 0.1.0
+	 */
+	default void skipped(String metricName, LockKind kind, Duration waited) {
+		notAcquired(metricName, kind, waited, false);
+	}
+
+	/**
 	 * A lock's last hold was released after being held for {@code held}.
 	 */
 	default void released(String metricName, LockKind kind, Duration held) {

@@ -67,7 +67,7 @@ final class AsyncLockCall {
 		CompletableFuture<@Nullable AsyncHold> hold;
 		try {
 			// Measured under the declared name, never the per-call key.
-			hold = LockMetricNames.with(this.operation.name(),
+			hold = LockMetricNames.with(this.operation.name(), this.operation.skips(),
 					() -> this.template.acquireAsync(this.lock, this.operation.waitTime(), this.operation.leaseTime()));
 		}
 		catch (RuntimeException ex) {
@@ -77,7 +77,8 @@ final class AsyncLockCall {
 			throw ex;
 		}
 		hold.whenComplete((acquired, failure) -> {
-			context.setOutcome((failure != null) ? "error" : (acquired != null) ? "acquired" : "timeout");
+			context.setOutcome((failure != null) ? "error"
+					: (acquired != null) ? "acquired" : this.operation.skips() ? "skipped" : "timeout");
 			if (failure != null) {
 				wait.error(failure);
 			}

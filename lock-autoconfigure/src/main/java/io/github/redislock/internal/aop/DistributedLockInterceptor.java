@@ -98,9 +98,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		boolean acquired;
 		try (Observation.Scope scope = wait.openScope()) {
 			// Measured under the declared name, never the per-call key.
-			acquired = LockMetricNames.with(operation.name(),
+			acquired = LockMetricNames.with(operation.name(), operation.skips(),
 					() -> lock.tryLock(operation.waitTime(), operation.leaseTime()));
-			waitContext.setOutcome(acquired ? "acquired" : "timeout");
+			waitContext.setOutcome(acquired ? "acquired" : operation.skips() ? "skipped" : "timeout");
 		}
 		catch (RuntimeException ex) {
 			waitContext.setOutcome("error");

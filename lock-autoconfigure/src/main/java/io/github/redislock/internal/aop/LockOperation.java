@@ -55,6 +55,14 @@ record LockOperation(String description, LockType type, boolean redlock, String 
 	/**
 	 * The value a skipped call returns.
 	 */
+	/**
+	 * Return whether a call skips its work when the lock is not acquired (no fallback,
+	 * {@code SKIP}): then that is counted as skipped, not as a time-out.
+	 */
+	boolean skips() {
+		return this.fallback == null && this.onFailure == OnLockFailure.SKIP;
+	}
+
 	@Nullable Object skippedResult() {
 		Class<?> type = this.returnType;
 		if (type == Optional.class) {

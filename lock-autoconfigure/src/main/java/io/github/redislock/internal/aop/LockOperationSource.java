@@ -23,6 +23,7 @@ import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.env.PropertyResolver;
+import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -182,10 +183,27 @@ public final class LockOperationSource {
 		Duration holdAtLeast = duration(description, "holdAtLeast", holdAtLeastText, true);
 		Duration maxHold = duration(description, "maxHold", maxHoldText, false);
 		checkHoldBounds(description, leaseTime, holdAtLeast, holdAtLeastText, maxHold, maxHoldText);
+		OnLockFailure onFailure = annotation.getEnum("onFailure", OnLockFailure.class);
+		if (type != LockType.SEMAPHORE && AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)) {
+			// A tick that finds the job's lock taken is run elsewhere: it does not wait
+			// (a waiter would take the lock once the holder is done and run the same tick
+			// again) and skips (an exception would only make the scheduler log an error).
+			if (waitTime == null) {
+				waitTime = Duration.ZERO;
+			}
+			else if (!waitTime.isZero() && holdAtLeast != null && !holdAtLeast.isZero()) {
+				throw new InvalidLockDefinitionException(description + ": a @Scheduled method with waitTime '"
+						+ annotation.getString("waitTime") + "' and holdAtLeast '" + holdAtLeastText
+						+ "': an instance that waits takes the lock when the first one's holdAtLeast ends, and runs"
+						+ " the same tick again",
+						"Leave waitTime out (a @Scheduled method does not wait: 0) so that late instances skip the"
+								+ " tick");
+			}
+			onFailure = OnLockFailure.SKIP;
+		}
 		return new LockOperation(description, type, redlock, name, keys,
-				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime,
-				annotation.getEnum("onFailure", OnLockFailure.class), fallback, returnType, returnKind, permits,
-				(holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
+				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime, onFailure, fallback, returnType,
+				returnKind, permits, (holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
 	}
 
 	private int permits(String description, String text) {

@@ -258,6 +258,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 		private final String metricName;
 
+		/** Whether the caller skips its work when the lock is not acquired. */
+		private final boolean skipping;
+
 		private final LockObserver observer;
 
 		private final ReleaseSignals signals;
@@ -278,6 +281,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			this.owner = template.ownerId(this.holderId);
 			this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : template.leaseMillis();
 			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name, template.metricNames());
+			this.skipping = LockMetricNames.skipping();
 			this.observer = template.observer();
 			this.signals = template.signals();
 			// Cancelled by the caller: give up; an attempt under way is undone by its
@@ -345,7 +349,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				return;
 			}
 			if (remainingNanos() <= 0) {
-				this.observer.notAcquired(this.metricName, kind(), elapsed(), false);
+				timedOut(this.observer, this.metricName, kind(), elapsed(), this.skipping);
 				this.result.complete(null);
 				finish(false);
 				return;
@@ -486,6 +490,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 		private final String metricName;
 
+		/** Whether the caller skips its work when the lock is not acquired. */
+		private final boolean skipping;
+
 		private final LockObserver observer;
 
 		private final ReleaseSignals signals;
@@ -517,6 +524,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					: AbstractRedisLock.this.template.leaseMillis();
 			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name,
 					AbstractRedisLock.this.template.metricNames());
+			this.skipping = LockMetricNames.skipping();
 			this.observer = AbstractRedisLock.this.template.observer();
 			this.signals = AbstractRedisLock.this.template.signals();
 		}
@@ -634,7 +642,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 
 		private boolean notAcquired(long result) {
 			this.state = State.NOT_ACQUIRED;
-			this.observer.notAcquired(this.metricName, kind(), elapsed(), false);
+			timedOut(this.observer, this.metricName, kind(), elapsed(), this.skipping);
 			if (logger.isDebugEnabled()) {
 				logger.debug(AbstractRedisLock.this.notAcquired(result, this.waitNanos));
 			}
@@ -721,6 +729,20 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * Say why an acquisition (a skipped run, say) ended without the lock, naming the
 	 * instance that holds it; costs a read, so only for the debug log.
 	 */
+	/**
+	 * Tell the observer that a wait ended without the lock: skipped when the caller skips
+	 * its work then, else timed out.
+	 */
+	static void timedOut(io.github.redislock.core.LockObserver observer, String metricName,
+			io.github.redislock.core.LockKind kind, Duration waited, boolean skipping) {
+		if (skipping) {
+			observer.skipped(metricName, kind, waited);
+		}
+		else {
+			observer.notAcquired(metricName, kind, waited, false);
+		}
+	}
+
 	private String notAcquired(long result, long waitNanos) {
 		String prefix = "Lock '" + Printable.of(this.name) + "' (" + kind().tag() + ") not acquired within "
 				+ Duration.ofNanos(Math.max(0, waitNanos)) + ": ";

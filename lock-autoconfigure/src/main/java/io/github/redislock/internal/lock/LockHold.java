@@ -29,6 +29,9 @@ final class LockHold {
 
 	private final boolean watchdog;
 
+	/** The lease it was granted with (for a fixed lease, all it ever has). */
+	private final long leaseNanos;
+
 	private final long acquiredNanos;
 
 	private final LockKind kind;
@@ -80,6 +83,7 @@ final class LockHold {
 		this.watchdog = watchdog;
 		this.acquiredNanos = sentNanos;
 		this.deadlineNanos = sentNanos + leaseNanos;
+		this.leaseNanos = leaseNanos;
 	}
 
 	String name() {
@@ -229,11 +233,16 @@ final class LockHold {
 	}
 
 	/**
-	 * Why the lease ran out: the watchdog stopped at the maximum hold time, or no renewal
-	 * reached Redis in time.
+	 * Why the lease ran out: a fixed lease (never renewed) ended, the watchdog stopped at
+	 * the maximum hold time, or no renewal reached Redis in time.
 	 */
 	String expiryReason() {
-		if (this.watchdog && maxHoldReached()) {
+		if (!this.watchdog) {
+			return "its fixed lease of " + Duration.ofNanos(this.leaseNanos)
+					+ " ran out while it was held (a fixed lease, leaseTime, is never renewed: make it longer than"
+					+ " the work, or leave leaseTime out so that the watchdog renews the lock)";
+		}
+		if (maxHoldReached()) {
 			return "it reached its maxHold of " + Duration.ofNanos(this.maxHoldNanos)
 					+ ", so the watchdog stopped renewing it and its lease ran out";
 		}

@@ -18,6 +18,11 @@ public final class LockMetricNames {
 
 	private static final ThreadLocal<@Nullable String> DECLARED = new ThreadLocal<>();
 
+	/**
+	 * Set while an annotated call that skips its work when the lock is taken acquires.
+	 */
+	private static final ThreadLocal<@Nullable Boolean> SKIPPING = new ThreadLocal<>();
+
 	private LockMetricNames() {
 	}
 
@@ -29,8 +34,24 @@ public final class LockMetricNames {
 	 * @return the action's result
 	 */
 	public static <T> T with(String declaredName, Supplier<T> action) {
+		return with(declaredName, false, action);
+	}
+
+	/**
+	 * Run {@code action} with locks it acquires measured under {@code declaredName}, and
+	 * a wait that ends without the lock counted as skipped when {@code skipping} (the
+	 * call skips its work then).
+	 * @param <T> the result type
+	 * @param declaredName the annotation's lock name
+	 * @param skipping whether the caller skips its work when the lock is not acquired
+	 * @param action what acquires the lock
+	 * @return the action's result
+	 */
+	public static <T> T with(String declaredName, boolean skipping, Supplier<T> action) {
 		String previous = DECLARED.get();
+		Boolean previousSkipping = SKIPPING.get();
 		DECLARED.set(declaredName);
+		SKIPPING.set(skipping);
 		try {
 			return action.get();
 		}
@@ -41,7 +62,21 @@ public final class LockMetricNames {
 			else {
 				DECLARED.remove();
 			}
+			if (previousSkipping != null) {
+				SKIPPING.set(previousSkipping);
+			}
+			else {
+				SKIPPING.remove();
+			}
 		}
+	}
+
+	/**
+	 * Return whether the lock being acquired now is acquired for a call that skips its
+	 * work when it is not.
+	 */
+	static boolean skipping() {
+		return Boolean.TRUE.equals(SKIPPING.get());
 	}
 
 	/**

@@ -51,6 +51,7 @@ final class RedLock extends ThreadOwnedLock {
 		RedLockSettings redlock = this.template.redlock();
 		int quorum = this.template.getQuorum();
 		String metricName = LockMetricNames.of(this.name, this.template.losses().metricNames());
+		boolean skipping = LockMetricNames.skipping();
 		LockObserver observer = this.template.losses().observer();
 		long start = System.nanoTime();
 		while (true) {
@@ -86,8 +87,8 @@ final class RedLock extends ThreadOwnedLock {
 			LAST_GRANTED.get()[0] = (int) granted;
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {
-				observer.notAcquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start),
-						false);
+				AbstractRedisLock.timedOut(observer, metricName, LockKind.EXCLUSIVE,
+						Duration.ofNanos(System.nanoTime() - start), skipping);
 				return false;
 			}
 			long mean = redlock.retryDelay().toNanos();

@@ -62,6 +62,11 @@ public class RedisLockMetrics implements LockObserver {
 	}
 
 	@Override
+	public void skipped(String metricName, LockKind kind, Duration waited) {
+		acquireTimer(metricName, kind, "skipped").record(waited);
+	}
+
+	@Override
 	public void released(String metricName, LockKind kind, Duration held) {
 		Timer.builder("redislock.held")
 			.description("How long locks were held")

@@ -56,6 +56,22 @@ class HoldBoundsTests {
 		return (ttl != null) ? ttl : -3;
 	}
 
+	/**
+	 * A fixed lease is never renewed: the loss says that it ran out, not that a renewal
+	 * failed to reach Redis.
+	 */
+	@Test
+	void aFixedLeaseThatRanOutIsReportedAsSuch() {
+		RedisLock lock = this.templates.create().getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		// Found lost by this instance's deadline check, while still held.
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> !lock.isHeldByCurrentThread());
+		// Re-entered by its thread (as LockContext.ensureHeld() asks too).
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.tryLock(Duration.ZERO, null))
+			.withMessageContaining("fixed lease of PT0.3S ran out")
+			.withMessageNotContaining("renewal reached Redis");
+	}
+
 	@Test
 	void releasedLockStaysTakenUntilHoldAtLeastAfterItsAcquisition() {
 		RedisLock first = this.templates.create().getLock(this.name).withHoldAtLeast(Duration.ofSeconds(2));
