@@ -141,6 +141,19 @@ public final class LockOperationSource {
 							+ " to it never pass through the lock advice",
 					"Make the method public (or protected) and non-static");
 		}
+		if (Modifier.isFinal(method.getModifiers())) {
+			throw new InvalidLockDefinitionException(
+					description + ": the method is final, so the proxy cannot intercept calls to it and the lock"
+							+ " would never be taken",
+					"Remove final from the method (in Kotlin: open it, or use the kotlin-spring compiler plugin)");
+		}
+		if (isKotlinSuspend(method)) {
+			throw new InvalidLockDefinitionException(
+					description + ": a Kotlin suspend function returns when it first suspends, so the lock would be"
+							+ " released before its work is done",
+					"Take the lock inside the coroutine (RedisLockTemplate.executeAsync, awaited), or lock a function"
+							+ " that is not suspending");
+		}
 		Class<?> returnType = method.getReturnType();
 		ReturnKind returnKind = ReturnKind.of(returnType);
 		if (returnKind == null) {
@@ -204,6 +217,16 @@ public final class LockOperationSource {
 		return new LockOperation(description, type, redlock, name, keys,
 				(waitTime != null) ? waitTime : this.defaultWaitTime.get(), leaseTime, onFailure, fallback, returnType,
 				returnKind, permits, (holdAtLeast != null && !holdAtLeast.isZero()) ? holdAtLeast : null, maxHold);
+	}
+
+	/**
+	 * Whether a method is a Kotlin {@code suspend} function as the JVM sees it: its last
+	 * parameter is the coroutine's {@code Continuation}.
+	 */
+	static boolean isKotlinSuspend(Method method) {
+		Class<?>[] parameters = method.getParameterTypes();
+		return parameters.length > 0
+				&& parameters[parameters.length - 1].getName().equals("kotlin.coroutines.Continuation");
 	}
 
 	private int permits(String description, String text) {

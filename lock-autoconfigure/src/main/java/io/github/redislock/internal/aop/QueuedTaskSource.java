@@ -71,6 +71,18 @@ public final class QueuedTaskSource {
 					description + ": the method is static or private, so calls to it never pass through the advice",
 					"Make the method public (or protected) and non-static");
 		}
+		if (Modifier.isFinal(method.getModifiers())) {
+			throw new InvalidLockDefinitionException(
+					description + ": the method is final, so the proxy cannot intercept calls to it and they would"
+							+ " run at once instead of being enqueued",
+					"Remove final from the method (in Kotlin: open it, or use the kotlin-spring compiler plugin)");
+		}
+		if (LockOperationSource.isKotlinSuspend(method)) {
+			throw new InvalidLockDefinitionException(
+					description + ": a Kotlin suspend function cannot be a queued task (its continuation cannot be"
+							+ " written down)",
+					"Queue a function that is not suspending, and launch the coroutine from it");
+		}
 		String queue = StringUtils.hasText(annotation.queue())
 				? this.placeholders.resolveRequiredPlaceholders(annotation.queue())
 				: method.getDeclaringClass().getSimpleName() + "." + method.getName();

@@ -167,6 +167,42 @@ class LockAnnotationValidationTests {
 		assertStartFails(FallbackOfOtherType.class, "fallback method", "returns Integer, not String");
 	}
 
+	/**
+	 * A final method cannot be intercepted by the class-based proxy: its calls would run
+	 * without the lock.
+	 */
+	@Test
+	void aFinalMethodIsRefused() {
+		assertStartFails(FinalMethod.class, "the method is final", "the lock would never be taken");
+	}
+
+	/**
+	 * A Kotlin suspend function returns when it first suspends: the lock would be
+	 * released before its work is done.
+	 */
+	@Test
+	void aKotlinSuspendFunctionIsRefused() {
+		assertStartFails(SuspendFunction.class, "Kotlin suspend function", "released before its work is done");
+	}
+
+	static class FinalMethod {
+
+		@DistributedLock
+		public final void call(String name) {
+		}
+
+	}
+
+	static class SuspendFunction {
+
+		// What the Kotlin compiler makes of: suspend fun call(name: String)
+		@DistributedLock
+		public Object call(String name, kotlin.coroutines.Continuation<? super Object> continuation) {
+			return "COROUTINE_SUSPENDED";
+		}
+
+	}
+
 	@Test
 	void anAsynchronousTypeTheLockCannotFollowIsRefused() {
 		assertStartFails(AsyncResult.class, "returns Future", "a type the lock cannot follow");

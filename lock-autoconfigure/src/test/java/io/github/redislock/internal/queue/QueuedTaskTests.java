@@ -843,6 +843,36 @@ class QueuedTaskTests {
 				.hasStackTraceContaining("@QueuedTask on QueuedTaskTests.VersionZero.call(String): version 0 is not"));
 	}
 
+	@Test
+	void aFinalOrSuspendingQueuedTaskStopsTheStartNamingTheMethod() {
+		this.runner.withBean(FinalTask.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("@QueuedTask on QueuedTaskTests.FinalTask.call(String): the method is final"));
+		this.runner.withBean(SuspendingTask.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("a Kotlin suspend function cannot be a queued task"));
+	}
+
+	static class FinalTask {
+
+		@QueuedTask
+		public final void call(String name) {
+		}
+
+	}
+
+	static class SuspendingTask {
+
+		// What the Kotlin compiler makes of: suspend fun call(name: String), returning
+		// Unit
+		@QueuedTask
+		public void call(String name, kotlin.coroutines.Continuation<? super Object> continuation) {
+		}
+
+	}
+
 	static class VersionZero {
 
 		@QueuedTask(version = 0)
