@@ -135,8 +135,19 @@ class RedLockAutoConfigurationTests {
 		org.springframework.boot.SpringApplication application = new org.springframework.boot.SpringApplication(
 				RedLockApplication.class);
 		application.setWebApplicationType(org.springframework.boot.WebApplicationType.NONE);
-		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> application
-			.run("--redislock.redlock.nodes=" + nodes, "--spring.main.banner-mode=off", "--spring.data.redis.port=1"));
+		// Spring Boot's logging system left alone: initialized here, while this test
+		// captures the output, it would keep writing to this test's capture, and later
+		// tests of the JVM that read the log would see nothing.
+		System.setProperty(org.springframework.boot.logging.LoggingSystem.SYSTEM_PROPERTY,
+				org.springframework.boot.logging.LoggingSystem.NONE);
+		try {
+			assertThatExceptionOfType(RuntimeException.class)
+				.isThrownBy(() -> application.run("--redislock.redlock.nodes=" + nodes, "--spring.main.banner-mode=off",
+						"--spring.data.redis.port=1"));
+		}
+		finally {
+			System.clearProperty(org.springframework.boot.logging.LoggingSystem.SYSTEM_PROPERTY);
+		}
 		assertThat(output.getAll()).contains("redislock.redlock.nodes")
 			.doesNotContain("first-s3cret")
 			.doesNotContain("second-s3cret")
