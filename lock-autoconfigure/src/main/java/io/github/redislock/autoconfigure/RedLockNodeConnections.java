@@ -47,7 +47,13 @@ final class RedLockNodeConnections implements DisposableBean {
 			if (uri.getSocket() != null || !uri.getSentinels().isEmpty()) {
 				throw invalid(node, "a RedLock node is one server: use redis://host:port (rediss:// for TLS)");
 			}
-			server.setHostName(uri.getHost());
+			String host = uri.getHost();
+			if (host == null || host.isBlank() || host.contains(":") && !host.startsWith("[")
+					|| !host.chars().allMatch((c) -> c < 128) || uri.getPort() < 1 || uri.getPort() > 65535) {
+				throw invalid(node, "no valid host and port (got host '" + host + "', port " + uri.getPort()
+						+ "); write redis://[user:password@]host:port");
+			}
+			server.setHostName(host);
 			server.setPort(uri.getPort());
 			// A URI's credentials are static: resolved at once.
 			RedisCredentials credentials = uri.getCredentialsProvider().resolveCredentials().block();
@@ -98,10 +104,15 @@ final class RedLockNodeConnections implements DisposableBean {
 	 * {@code /} or {@code @}); only a user name before a {@code :} is kept.
 	 */
 	static String redact(String node) {
-		int start = node.indexOf("//");
 		int at = node.lastIndexOf('@');
-		if (start < 0 || at < start) {
+		if (at < 0) {
 			return node;
+		}
+		int start = node.indexOf("//");
+		if (start < 0 || start > at) {
+			// No scheme before the user info (a node written without redis://): nothing
+			// before the @ is shown.
+			return "****" + node.substring(at);
 		}
 		String userInfo = node.substring(start + 2, at);
 		int colon = userInfo.indexOf(':');

@@ -119,6 +119,26 @@ class RedLockAutoConfigurationTests {
 		assertThat(RedLockNodeConnections.redact("redis://host:6379/2")).isEqualTo("redis://host:6379/2");
 		assertThat(RedLockNodeConnections.redact("redis://app:p%40ss@host:6379"))
 			.isEqualTo("redis://app:****@host:6379");
+		// Written without the scheme's //: nothing before the @ is shown.
+		assertThat(RedLockNodeConnections.redact("app:s3cret@127.0.0.1:6379")).isEqualTo("****@127.0.0.1:6379");
+		assertThat(RedLockNodeConnections.redact("redis:app:s3cret@host")).isEqualTo("****@host");
+		assertThat(RedLockNodeConnections.redact("redis:/app:s3cret@host")).isEqualTo("****@host");
+		assertThat(RedLockNodeConnections.redact("redis:\\u:s3cret@host")).isEqualTo("****@host");
+	}
+
+	/**
+	 * A node whose host or port cannot be right stops the start, instead of failing on
+	 * first use.
+	 */
+	@Test
+	void aNodeWithoutAValidHostAndPortFailsTheStart() {
+		for (String node : List.of("rediss://u:s3cret@h:bad", "redis://host:-1", "redis://:6379",
+				"redis://h\u00f6st:6379", "redis://host:70000")) {
+			assertThatExceptionOfType(io.github.redislock.internal.aop.InvalidLockDefinitionException.class).as(node)
+				.isThrownBy(() -> new RedLockNodeConnections(List.of(node), Duration.ofSeconds(1)))
+				.satisfies((ex) -> assertThat(ex.getMessage()).contains("redislock.redlock.nodes")
+					.doesNotContain("s3cret"));
+		}
 	}
 
 	/**
