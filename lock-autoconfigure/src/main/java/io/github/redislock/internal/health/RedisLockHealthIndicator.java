@@ -79,7 +79,11 @@ public final class RedisLockHealthIndicator extends AbstractHealthIndicator impl
 			return;
 		}
 		catch (ExecutionException ex) {
-			builder.down((ex.getCause() != null) ? ex.getCause() : ex);
+			// The failure as a detail, not as the builder's exception: Spring Boot logs a
+			// WARN with its stack trace for every check that has one, and an outage is
+			// logged once, by the parts that keep calling Redis.
+			Throwable failure = (ex.getCause() != null) ? ex.getCause() : ex;
+			builder.down().withDetail("error", failure.getClass().getName() + ": " + failure.getMessage());
 			return;
 		}
 		builder.up();
