@@ -60,6 +60,53 @@ public final class Printable {
 		return true;
 	}
 
+	/**
+	 * Return a failure to log in place of {@code failure}: the same stack trace, with its
+	 * message and those of its causes and suppressed failures escaped, so that a message
+	 * that carries an argument cannot forge log lines through the stack trace either. Its
+	 * message starts with the original class's name.
+	 * @param failure the failure
+	 * @return the failure to log
+	 */
+	public static Throwable failure(Throwable failure) {
+		return escaped(failure, 0);
+	}
+
+	private static Throwable escaped(Throwable failure, int depth) {
+		String message = failure.getMessage();
+		EscapedFailure escaped = new EscapedFailure(
+				failure.getClass().getName() + ((message != null) ? ": " + of(message) : ""));
+		escaped.setStackTrace(failure.getStackTrace());
+		if (depth < 10) {
+			Throwable cause = failure.getCause();
+			if (cause != null && cause != failure) {
+				escaped.initCause(escaped(cause, depth + 1));
+			}
+			for (Throwable suppressed : failure.getSuppressed()) {
+				escaped.addSuppressed(escaped(suppressed, depth + 1));
+			}
+		}
+		return escaped;
+	}
+
+	/**
+	 * A failure as it is logged: its message names the original class and carries the
+	 * original message escaped.
+	 */
+	static final class EscapedFailure extends RuntimeException {
+
+		EscapedFailure(String message) {
+			super(message);
+		}
+
+		@Override
+		public String toString() {
+			// The message already names the original class.
+			return String.valueOf(getMessage());
+		}
+
+	}
+
 	private static boolean isSpecial(char c) {
 		return Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
 	}

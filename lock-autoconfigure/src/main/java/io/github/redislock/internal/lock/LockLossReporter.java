@@ -93,7 +93,8 @@ final class LockLossReporter implements AutoCloseable {
 					listener.lockLost(event);
 				}
 				catch (RuntimeException ex) {
-					logger.error("Lock lost listener failed for '" + Printable.of(hold.name()) + "'", ex);
+					logger.error("Lock lost listener failed for '" + Printable.of(hold.name()) + "'",
+							Printable.failure(ex));
 				}
 			});
 		}

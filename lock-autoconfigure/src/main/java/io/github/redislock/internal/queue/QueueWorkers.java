@@ -516,7 +516,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 								+ ") (payload-mismatch: see 'Evolving a task' in the README)"
 								: noRetry ? "with an error it is never retried for (noRetryFor)"
 										: task.attempt() + " times")
-						+ "; moved to the dead letters", failure);
+						+ "; moved to the dead letters", Printable.failure(failure));
 				this.queue.observer().processed(task.queue(), "dead");
 				failed(task.queue(), task.id(), task.attempt(), failure, true);
 			}
@@ -616,7 +616,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				}
 				catch (RuntimeException ex) {
 					logger.warn("A TaskFailedEvent listener failed for task '" + Printable.of(id) + "' of queue '"
-							+ Printable.of(queueName) + "'", ex);
+							+ Printable.of(queueName) + "'", Printable.failure(ex));
 				}
 			});
 		}

@@ -302,6 +302,22 @@ class QueuedTaskTests {
 	}
 
 	/**
+	 * The dead-letter line carries the failure's stack trace: its message (and its
+	 * causes') are written with line breaks escaped there too.
+	 */
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void theDeadLetterLineCannotBeForgedByTheFailuresMessage(CapturedOutput output) {
+		this.runner.withPropertyValues("redislock.queue.max-attempts=1").run((context) -> {
+			context.getBean(Tasks.class).failing("x\n2026-11-26T00:00:00.000Z  INFO 1 --- [forged] FORGED LINE");
+			await().atMost(Duration.ofSeconds(20)).until(() -> output.getOut().contains("moved to the dead letters"));
+			assertThat(output.getOut()).contains("always fails: x\\n2026-11-26")
+				.doesNotContainPattern("(?m)^2026-11-26T00:00:00.000Z  INFO 1 --- \\[forged\\]")
+				.contains("at io.github.redislock.internal.queue.QueuedTaskTests$Tasks.failing");
+		});
+	}
+
+	/**
 	 * The application's mapper has default typing on (a payload may then name the class
 	 * of a value): the queue reads payloads with a mapper derived from it but with
 	 * default typing off, so a payload cannot choose a class the declared type does not.
