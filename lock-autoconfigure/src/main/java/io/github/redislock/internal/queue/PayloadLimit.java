@@ -37,6 +37,27 @@ public record PayloadLimit(long maxBytes) {
 		}
 	}
 
+	/** The longest task id, in UTF-8 bytes: operators' pages list ids whole. */
+	static final int MAX_ID_BYTES = 4096;
+
+	/**
+	 * Refuse a task id longer than {@value #MAX_ID_BYTES} bytes.
+	 * @param queue the queue
+	 * @param id the task id
+	 * @throws IllegalArgumentException naming the queue and the size
+	 */
+	static void checkId(String queue, String id) {
+		if ((long) id.length() * 3 <= MAX_ID_BYTES) {
+			return;
+		}
+		long bytes = utf8Length(id);
+		if (bytes > MAX_ID_BYTES) {
+			throw new IllegalArgumentException("A task id for queue '" + shortened(queue) + "' is " + bytes
+					+ " bytes, longer than " + MAX_ID_BYTES + " (it starts '" + shortened(id)
+					+ "'); nothing was enqueued. Use a shorter id (a digest of the long one, say).");
+		}
+	}
+
 	static long utf8Length(String text) {
 		long bytes = 0;
 		for (int i = 0; i < text.length(); i++) {

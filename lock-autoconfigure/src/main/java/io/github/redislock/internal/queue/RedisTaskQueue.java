@@ -224,6 +224,7 @@ public class RedisTaskQueue implements TaskQueue, DeadLetters {
 	boolean enqueueJson(String queue, String id, String payload, @Nullable Duration delay, @Nullable Instant runAt,
 			boolean replace, Duration dedupFor, String version, String call) {
 		Assert.hasText(id, "'id' must not be empty");
+		PayloadLimit.checkId(queue, id);
 		this.payloadLimit.check(queue, id, payload);
 		long delayMillis = (delay != null) ? Math.max(0, delay.toMillis()) : 0;
 		String at = (runAt != null) ? Long.toString(runAt.toEpochMilli()) : "";

@@ -41,7 +41,7 @@ if ARGV[1] == 'previews' then
     if payload_bytes > 0 then
       payload_preview = preview(redis.call('HGET', DEAD_PAYLOADS, id), preview_bytes)
     end
-    local size = #id + #error_preview + #payload_preview + 64
+    local size = json_size(id) + json_size(error_preview) + json_size(payload_preview) + 64
     if #result > 0 and used + size > budget then
       complete = '0'
       break

@@ -226,6 +226,14 @@ local function wakes_idle(due)
   return false
 end
 
+-- How many bytes a text takes as a JSON string in an answer: a control character is
+-- written as \u00XX (6 bytes), a quote or a backslash with a backslash before it.
+local function json_size(text)
+  local _, controls = string.gsub(text, '%c', '')
+  local _, escaped = string.gsub(text, '["\\]', '')
+  return #text + 5 * controls + escaped
+end
+
 -- At most max_bytes of the start of a text, cut at a UTF-8 character boundary (a byte
 -- 10xxxxxx continues a character), for the operators' lists.
 local function preview(text, max_bytes)

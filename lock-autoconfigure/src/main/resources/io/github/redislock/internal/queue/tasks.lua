@@ -50,7 +50,7 @@ if action == 'upcoming' then
     if payload_bytes > 0 then
       payload_preview = preview(redis.call('HGET', TASKS, handle .. ':payload'), preview_bytes)
     end
-    local size = #id + #payload_preview + 64
+    local size = json_size(id) + json_size(payload_preview) + 64
     if #result > 0 and used + size > budget then
       complete = '0'
       break

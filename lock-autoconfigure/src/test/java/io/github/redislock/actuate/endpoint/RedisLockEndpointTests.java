@@ -191,7 +191,7 @@ class RedisLockEndpointTests {
 		this.runner.withPropertyValues("management.endpoints.web.exposure.include=redislock").run((context) -> {
 			RedisLockEndpoint endpoint = context.getBean(RedisLockEndpoint.class);
 			TaskQueue queue = context.getBean(TaskQueue.class);
-			String longId = "k".repeat(5000);
+			String longId = "k".repeat(4096);
 			String controlId = "line\nbreak\u0000";
 			queue.enqueue(this.queue, longId, "x", Duration.ofHours(1));
 			queue.enqueue(this.queue, controlId, "x", Duration.ofHours(1));

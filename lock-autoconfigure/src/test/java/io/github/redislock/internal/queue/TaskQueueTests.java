@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -320,6 +321,20 @@ class TaskQueueTests {
 			this.redis.template().opsForZSet().add("redislock:queue:{" + this.queue + "}:ready", task.handle(), 0);
 		}
 		assertThat(pauses).containsExactly(1000L, 2000L, 4000L, 5000L, 5000L);
+	}
+
+	/**
+	 * A task id is at most 4 KB (in UTF-8): a longer one is refused, naming the queue and
+	 * the size, and nothing is enqueued (operators' pages list ids whole).
+	 */
+	@Test
+	void anIdLongerThan4KbIsRefusedAndNothingIsEnqueued() {
+		String id = "\u00e9".repeat(2049);
+		assertThatIllegalArgumentException().isThrownBy(() -> this.tasks.enqueue(this.queue, id, "x", null))
+			.withMessageContaining("4098 bytes")
+			.withMessageContaining(this.queue);
+		assertThat(this.tasks.size(this.queue)).isZero();
+		assertThat(this.tasks.enqueue(this.queue, "\u00e9".repeat(2048), "x", null)).isTrue();
 	}
 
 	private List<String> claim() {
