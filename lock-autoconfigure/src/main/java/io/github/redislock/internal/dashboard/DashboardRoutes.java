@@ -149,14 +149,64 @@ public final class DashboardRoutes {
 		if (this.securityPresent || this.allowedHosts.contains("*")) {
 			return null;
 		}
-		String host = request.getServerName().toLowerCase(Locale.ROOT);
-		if (host.startsWith("[") || host.equals("localhost") || isIpv4(host) || this.allowedHosts.contains(host)
-				|| LOCAL_NAMES.obtain().contains(host)) {
-			return null;
+		// Every name the request gives for the host must be known: the server name (which
+		// forwarded headers may have set), the Host header as the browser sent it, and
+		// each forwarded host (a rebound page can add those to its own requests).
+		List<String> names = new java.util.ArrayList<>();
+		names.add(request.getServerName());
+		addHosts(names, request.getHeaders("Host"), false);
+		addHosts(names, request.getHeaders("X-Forwarded-Host"), false);
+		addHosts(names, request.getHeaders("Forwarded"), true);
+		for (String name : names) {
+			String host = name.toLowerCase(Locale.ROOT);
+			if (!(host.startsWith("[") || host.equals("localhost") || isIpv4(host) || this.allowedHosts.contains(host)
+					|| LOCAL_NAMES.obtain().contains(host))) {
+				return "The dashboard answers only the host names it knows (DNS rebinding): '" + Printable.of(host)
+						+ "' is not an IP address, localhost or this machine's name; add it to"
+						+ " redislock.dashboard.allowed-hosts";
+			}
 		}
-		return "The dashboard answers only the host names it knows (DNS rebinding): '" + Printable.of(host)
-				+ "' is not an IP address, localhost or this machine's name; add it to"
-				+ " redislock.dashboard.allowed-hosts";
+		return null;
+	}
+
+	/**
+	 * Add the host names of header values: {@code host[:port]}, comma-separated, or
+	 * {@code Forwarded} elements' {@code host=} parameters.
+	 */
+	private static void addHosts(List<String> names, @Nullable java.util.Enumeration<String> values,
+			boolean forwarded) {
+		if (values == null) {
+			return;
+		}
+		while (values.hasMoreElements()) {
+			for (String element : values.nextElement().split(",")) {
+				String value = element.trim();
+				if (forwarded) {
+					value = "";
+					for (String pair : element.split(";")) {
+						String[] parts = pair.trim().split("=", 2);
+						if (parts.length == 2 && parts[0].trim().equalsIgnoreCase("host")) {
+							value = parts[1].trim().replace("\"", "");
+						}
+					}
+				}
+				if (!value.isEmpty()) {
+					names.add(hostOf(value));
+				}
+			}
+		}
+	}
+
+	/**
+	 * The host of {@code host[:port]} ({@code [v6]:port} kept bracketed).
+	 */
+	private static String hostOf(String hostAndPort) {
+		if (hostAndPort.startsWith("[")) {
+			int end = hostAndPort.indexOf(']');
+			return (end > 0) ? hostAndPort.substring(0, end + 1) : hostAndPort;
+		}
+		int colon = hostAndPort.lastIndexOf(':');
+		return (colon >= 0) ? hostAndPort.substring(0, colon) : hostAndPort;
 	}
 
 	private static boolean isIpv4(String host) {

@@ -95,6 +95,24 @@ class DashboardRoutesTests {
 		for (String host : List.of("localhost:8080", "127.0.0.1:8080", "10.1.2.3", "[::1]:8080")) {
 			mvc.perform(get("/ops/locks/api/state").header("Host", host)).andExpect(status().isOk());
 		}
+		// A rebound page adds a forwarded host to its own requests: with or without
+		// forwarded headers honoured, the Host it came with still counts.
+		MockMvc forwarded = MockMvcBuilders
+			.routerFunctions(new DashboardRoutes(this.admin, "/ops/locks", "ADMIN", true, Duration.ofSeconds(2), false,
+					List.of())
+				.routes())
+			.addFilters(new org.springframework.web.filter.ForwardedHeaderFilter())
+			.build();
+		for (MockMvc mvc2 : List.of(mvc, forwarded)) {
+			mvc2.perform(get("/ops/locks/api/state").header("Host", "rebound.example:8080")
+				.header("X-Forwarded-Host", "localhost:8080")).andExpect(status().isForbidden());
+			mvc2.perform(get("/ops/locks/api/state").header("Host", "rebound.example:8080")
+				.header("Forwarded", "host=localhost;proto=http")).andExpect(status().isForbidden());
+			mvc2.perform(get("/ops/locks/api/state").header("Host", "localhost:8080")
+				.header("X-Forwarded-Host", "rebound.example")).andExpect(status().isForbidden());
+		}
+		mvc.perform(get("/ops/locks/api/state").header("Host", "localhost:8080")
+			.header("X-Forwarded-Host", "127.0.0.1:8080")).andExpect(status().isOk());
 		MockMvc allowed = dashboard(true, List.of("Ops.Example.com"));
 		allowed.perform(get("/ops/locks/api/state").header("Host", "ops.example.com:443")).andExpect(status().isOk());
 		allowed.perform(get("/ops/locks/api/state").header("Host", "rebound.example"))
