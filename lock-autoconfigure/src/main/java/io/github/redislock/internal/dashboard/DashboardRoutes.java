@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Enumeration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -173,8 +174,7 @@ public final class DashboardRoutes {
 	 * Add the host names of header values: {@code host[:port]}, comma-separated, or
 	 * {@code Forwarded} elements' {@code host=} parameters.
 	 */
-	private static void addHosts(List<String> names, @Nullable java.util.Enumeration<String> values,
-			boolean forwarded) {
+	private static void addHosts(List<String> names, @Nullable Enumeration<String> values, boolean forwarded) {
 		if (values == null) {
 			return;
 		}
