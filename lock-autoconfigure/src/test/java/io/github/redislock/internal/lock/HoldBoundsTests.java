@@ -25,6 +25,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -70,6 +71,11 @@ class HoldBoundsTests {
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(() -> lock.tryLock(Duration.ZERO, null))
 			.withMessageContaining("fixed lease of PT0.3S ran out")
 			.withMessageNotContaining("renewal reached Redis");
+		// The thread lets go of its lost hold (or it would stay this thread's current
+		// lock for the tests that follow on it).
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("no fixed lease");
+		assertThatIllegalStateException().isThrownBy(io.github.redislock.core.LockContext::fencingToken);
 	}
 
 	@Test
