@@ -258,6 +258,9 @@ class SampleApplicationTests {
 	 * operator's action without the token is refused; with it (as the page sends it), it
 	 * runs.
 	 */
+	/** The dashboard's pause action, as the page sends it. */
+	private static final String PAUSE = "{\"action\":\"pause\",\"queue\":\"fulfilment\"}";
+
 	@Test
 	void dashboardActionsNeedTheCsrfTokenHoweverTheirPathIsSpelled(RedisServer redis) throws Exception {
 		for (String contextPath : List.of("", "/shop")) {
@@ -285,13 +288,20 @@ class SampleApplicationTests {
 					.hasValueSatisfying((location) -> assertThat(location).doesNotContain("error"));
 				TaskQueue queue = app.getBean(TaskQueue.class);
 				for (String spelling : List.of("/redislock", "/%72edislock", "/redislock/", "/REDISLOCK")) {
-					HttpResponse<String> action = http.send(HttpRequest
-						.newBuilder(URI.create(base + spelling + "/api/action?action=pause&queue=fulfilment"))
-						.header("X-RedisLock-Dashboard", "1")
-						.POST(HttpRequest.BodyPublishers.noBody())
-						.build(), HttpResponse.BodyHandlers.ofString());
+					HttpResponse<String> action = http
+						.send(HttpRequest.newBuilder(URI.create(base + spelling + "/api/action"))
+							.header("X-RedisLock-Dashboard", "1")
+							.header("Content-Type", "application/json")
+							.POST(HttpRequest.BodyPublishers.ofString(PAUSE))
+							.build(), HttpResponse.BodyHandlers.ofString());
+					// Refused by Spring Security's CSRF check (403) where the path
+					// reaches
+					// the dashboard; elsewhere by the firewall (400) or for want of a
+					// route
+					// (404).
 					assertThat(action.statusCode()).as("%s%s without the CSRF token", contextPath, spelling)
-						.isIn(400, 403, 404);
+						.isIn((spelling.equals("/redislock") || spelling.equals("/%72edislock")) ? List.of(403)
+								: List.of(400, 403, 404));
 					assertThat(queue.isPaused("fulfilment")).as("%s%s", contextPath, spelling).isFalse();
 				}
 				// As the page does it: the token from its state.
@@ -305,13 +315,13 @@ class SampleApplicationTests {
 				assertThat(csrf.find()).as("the page's token in %s", state).isTrue();
 				String header = (csrf.group(1) != null) ? csrf.group(1) : csrf.group(4);
 				String value = (csrf.group(2) != null) ? csrf.group(2) : csrf.group(3);
-				HttpResponse<String> action = http.send(
-						HttpRequest.newBuilder(URI.create(base + "/redislock/api/action?action=pause&queue=fulfilment"))
-							.header("X-RedisLock-Dashboard", "1")
-							.header(header, value)
-							.POST(HttpRequest.BodyPublishers.noBody())
-							.build(),
-						HttpResponse.BodyHandlers.ofString());
+				HttpResponse<String> action = http
+					.send(HttpRequest.newBuilder(URI.create(base + "/redislock/api/action"))
+						.header("X-RedisLock-Dashboard", "1")
+						.header("Content-Type", "application/json")
+						.header(header, value)
+						.POST(HttpRequest.BodyPublishers.ofString(PAUSE))
+						.build(), HttpResponse.BodyHandlers.ofString());
 				assertThat(action.statusCode()).as("with the token: %s", action.body()).isEqualTo(200);
 				assertThat(queue.isPaused("fulfilment")).isTrue();
 				queue.resume("fulfilment");
