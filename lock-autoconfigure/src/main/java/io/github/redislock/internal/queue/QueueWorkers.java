@@ -393,8 +393,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			.start();
 		Observation.Scope traced = observation.openScope();
 		try {
-			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(), migrated(task.queue(),
-					handler.method(), TaskVersion.parse(task.version()).version(), task.payload()));
+			@Nullable Object[] arguments = TaskArguments.read(this.queue.json(), handler.method(),
+					migrated(task.queue(), handler.method(), written.version(), task.payload()));
 			invoke(handler, arguments);
 			if (settle(run, "ack", "")) {
 				this.queue.observer().processed(task.queue(), "success");

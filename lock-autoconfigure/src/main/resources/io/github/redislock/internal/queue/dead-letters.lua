@@ -23,8 +23,7 @@ if ARGV[1] == 'list' then
 end
 if ARGV[1] == 'previews' then
   local preview_bytes, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
-  local result = {}
-  local used = 0
+  local answer = { values = {}, used = 0 }
   local complete = '1'
   local dead = redis.call('ZRANGE', DEAD, 0, tonumber(ARGV[2]) - 1, 'WITHSCORES')
   for i = 1, #dead, 2 do
@@ -41,19 +40,15 @@ if ARGV[1] == 'previews' then
     if payload_bytes > 0 then
       payload_preview = preview(redis.call('HGET', DEAD_PAYLOADS, id), preview_bytes)
     end
-    local size = json_size(id) + json_size(error_preview) + json_size(payload_preview) + 64
-    if #result > 0 and used + size > budget then
+    if not add_within(answer, budget, json_size(id) + json_size(error_preview) + json_size(payload_preview) + 64,
+        { id, dead[i + 1], tostring(attempts), error_preview, tostring(#error), payload_preview,
+          tostring(payload_bytes) }) then
       complete = '0'
       break
     end
-    used = used + size
-    for _, value in ipairs({ id, dead[i + 1], tostring(attempts), error_preview, tostring(#error), payload_preview,
-        tostring(payload_bytes) }) do
-      table.insert(result, value)
-    end
   end
-  table.insert(result, complete)
-  return result
+  table.insert(answer.values, complete)
+  return answer.values
 end
 if ARGV[1] == 'get' then
   local id = ARGV[2]

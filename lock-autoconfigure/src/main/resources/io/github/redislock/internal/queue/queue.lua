@@ -234,6 +234,20 @@ local function json_size(text)
   return #text + 5 * controls + escaped
 end
 
+-- Add one entry's values to an operators' list answer ({ values = {...}, used = bytes })
+-- unless that takes it past budget bytes; the first entry always goes in. Returns whether it
+-- went in.
+local function add_within(answer, budget, size, values)
+  if #answer.values > 0 and answer.used + size > budget then
+    return false
+  end
+  answer.used = answer.used + size
+  for _, value in ipairs(values) do
+    table.insert(answer.values, value)
+  end
+  return true
+end
+
 -- At most max_bytes of the start of a text, cut at a UTF-8 character boundary (a byte
 -- 10xxxxxx continues a character), for the operators' lists.
 local function preview(text, max_bytes)

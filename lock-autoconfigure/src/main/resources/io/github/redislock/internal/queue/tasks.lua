@@ -40,7 +40,7 @@ if action == 'upcoming' then
     return result
   end
   local preview_bytes, budget = tonumber(ARGV[3]), tonumber(ARGV[4])
-  local used = 0
+  local answer = { values = result, used = 0 }
   local complete = '1'
   for i = 1, #later, 2 do
     local handle = later[i]
@@ -50,14 +50,10 @@ if action == 'upcoming' then
     if payload_bytes > 0 then
       payload_preview = preview(redis.call('HGET', TASKS, handle .. ':payload'), preview_bytes)
     end
-    local size = json_size(id) + json_size(payload_preview) + 64
-    if #result > 0 and used + size > budget then
+    if not add_within(answer, budget, json_size(id) + json_size(payload_preview) + 64,
+        { id, later[i + 1], payload_preview, tostring(payload_bytes) }) then
       complete = '0'
       break
-    end
-    used = used + size
-    for _, value in ipairs({ id, later[i + 1], payload_preview, tostring(payload_bytes) }) do
-      table.insert(result, value)
     end
   end
   table.insert(result, complete)
