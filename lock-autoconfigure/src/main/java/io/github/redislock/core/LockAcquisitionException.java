@@ -2,7 +2,7 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 
 import org.springframework.core.NestedExceptionUtils;
 

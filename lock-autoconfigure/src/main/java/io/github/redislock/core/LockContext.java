@@ -1,6 +1,7 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.lock.CurrentHolds;
+import io.github.redislock.support.CurrentLock;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * The locks the current thread holds, for code running under one (inside an annotated
@@ -23,7 +24,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static long fencingToken() {
-		return CurrentHolds.token();
+		return innermost().fencingToken();
 	}
 
 	/**
@@ -33,7 +34,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static String lockName() {
-		return CurrentHolds.name();
+		return innermost().lockName();
 	}
 
 	/**
@@ -43,7 +44,7 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static boolean isHeld() {
-		return CurrentHolds.isHeld();
+		return innermost().isHeld();
 	}
 
 	/**
@@ -53,7 +54,19 @@ public final class LockContext {
 	 * @throws IllegalStateException when the current thread holds no lock
 	 */
 	public static void ensureHeld() {
-		CurrentHolds.ensureHeld();
+		CurrentLock hold = innermost();
+		if (!hold.isHeld()) {
+			throw new LockLostException(hold.lockName(), hold.fencingToken(), hold.lostReason());
+		}
+	}
+
+	private static CurrentLock innermost() {
+		CurrentLock hold = CurrentLocks.innermost();
+		if (hold == null) {
+			throw new IllegalStateException("The current thread holds no distributed lock; LockContext is only"
+					+ " available while a lock is held (inside @DistributedLock methods or lock callbacks)");
+		}
+		return hold;
 	}
 
 }

@@ -1,6 +1,6 @@
 package io.github.redislock.core;
 
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 
 /**
  * Thrown when a lock was lost before its release: its lease ran out, or it was deleted or

@@ -2,7 +2,7 @@ package io.github.redislock.core;
 
 import java.util.Optional;
 
-import io.github.redislock.internal.lock.AsyncHold;
+import io.github.redislock.support.CurrentLock;
 import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
@@ -59,13 +59,16 @@ public final class ReactiveLockContext {
 	 */
 	public static Mono<Void> ensureHeld() {
 		return Mono.deferContextual((context) -> {
-			hold(context).ensureHeld();
+			CurrentLock hold = hold(context);
+			if (!hold.isHeld()) {
+				throw new LockLostException(hold.lockName(), hold.fencingToken(), hold.lostReason());
+			}
 			return Mono.empty();
 		});
 	}
 
-	private static AsyncHold hold(ContextView context) {
-		Optional<AsyncHold> hold = context.getOrEmpty(HOLD_KEY);
+	private static CurrentLock hold(ContextView context) {
+		Optional<CurrentLock> hold = context.getOrEmpty(HOLD_KEY);
 		return hold.orElseThrow(() -> new IllegalStateException("This reactive chain runs under no distributed lock;"
 				+ " ReactiveLockContext is only available inside a Mono or Flux returned by an annotated method, or"
 				+ " a ReactiveRedisLockTemplate callback"));

@@ -1,6 +1,6 @@
 package io.github.redislock.queue;
 
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 
 /**
  * Thrown by {@link TaskContext#ensureClaimHeld()} when the running task's claim is known

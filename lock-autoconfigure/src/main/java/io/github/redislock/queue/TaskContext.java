@@ -1,6 +1,7 @@
 package io.github.redislock.queue;
 
-import io.github.redislock.internal.queue.CurrentTask;
+import io.github.redislock.support.RunningTask;
+import io.github.redislock.support.RunningTasks;
 
 /**
  * The task a worker thread runs, for code inside a
@@ -29,7 +30,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static String queue() {
-		return CurrentTask.queue();
+		return current().queue();
 	}
 
 	/**
@@ -38,7 +39,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static String taskId() {
-		return CurrentTask.taskId();
+		return current().taskId();
 	}
 
 	/**
@@ -47,7 +48,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static int attempt() {
-		return CurrentTask.attempt();
+		return current().attempt();
 	}
 
 	/**
@@ -57,7 +58,7 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static boolean isClaimHeld() {
-		return CurrentTask.isClaimHeld();
+		return current().lostReason() == null;
 	}
 
 	/**
@@ -66,7 +67,20 @@ public final class TaskContext {
 	 * @throws IllegalStateException outside a task run by a worker
 	 */
 	public static void ensureClaimHeld() {
-		CurrentTask.ensureClaimHeld();
+		RunningTask task = current();
+		String reason = task.lostReason();
+		if (reason != null) {
+			throw new TaskClaimLostException(task.queue(), task.taskId(), reason);
+		}
+	}
+
+	private static RunningTask current() {
+		RunningTask task = RunningTasks.current();
+		if (task == null) {
+			throw new IllegalStateException("The current thread runs no queued task; TaskContext is only available"
+					+ " inside a @QueuedTask method run by a worker");
+		}
+		return task;
 	}
 
 }

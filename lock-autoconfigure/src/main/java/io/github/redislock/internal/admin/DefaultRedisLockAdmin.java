@@ -13,7 +13,7 @@ import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.RedisLockTemplate;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import io.github.redislock.internal.queue.Page;
 import io.github.redislock.internal.queue.QueueDepths;
 import io.github.redislock.internal.queue.RedisTaskQueue;

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import io.github.redislock.admin.AdminRequestException;
 import io.github.redislock.admin.RedisLockAdmin;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -20,7 +20,7 @@ import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockHolder;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import io.github.redislock.internal.admin.QueueActions;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;

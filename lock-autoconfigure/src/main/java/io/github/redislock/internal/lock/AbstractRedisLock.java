@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
@@ -634,7 +635,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 					TimeUnit.MILLISECONDS.toNanos(this.leaseMillis), kind(), this.metricName,
 					AbstractRedisLock.this.bounds);
 			AbstractRedisLock.this.template.holds().add(hold);
-			CurrentHolds.entered(hold);
+			CurrentLocks.entered(hold);
 			this.state = State.ACQUIRED;
 			this.observer.acquired(this.metricName, kind(), elapsed());
 			return true;

@@ -5,6 +5,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.core.LockLostException;
 import org.jspecify.annotations.Nullable;
+import io.github.redislock.support.CurrentLock;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * A lock held by an asynchronous call (a {@code CompletionStage}, a {@code Mono} or a
@@ -13,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @since 0.1.0
  */
-public final class AsyncHold {
+public final class AsyncHold implements CurrentLock {
 
 	private final AbstractRedisLock lock;
 
@@ -30,6 +32,7 @@ public final class AsyncHold {
 	 * Return the hold's fencing token.
 	 * @return the token
 	 */
+	@Override
 	public long fencingToken() {
 		return this.hold.token();
 	}
@@ -38,6 +41,7 @@ public final class AsyncHold {
 	 * Return the full lock name.
 	 * @return the lock name
 	 */
+	@Override
 	public String lockName() {
 		return this.hold.name();
 	}
@@ -47,8 +51,14 @@ public final class AsyncHold {
 	 * lost.
 	 * @return whether it is held
 	 */
+	@Override
 	public boolean isHeld() {
 		return !this.released.get() && this.hold.isHeld();
+	}
+
+	@Override
+	public String lostReason() {
+		return this.hold.isHeld() ? "it was released" : this.hold.lostReason();
 	}
 
 	/**
@@ -82,12 +92,12 @@ public final class AsyncHold {
 	 * @return its result
 	 */
 	public <T> T runInContext(java.util.function.Supplier<T> action) {
-		CurrentHolds.entered(this.hold);
+		CurrentLocks.entered(this.hold);
 		try {
 			return action.get();
 		}
 		finally {
-			CurrentHolds.exited(this.hold);
+			CurrentLocks.exited(this.hold);
 		}
 	}
 

@@ -27,7 +27,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.core.RedisSemaphore;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -7,7 +7,7 @@ import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import io.github.redislock.internal.lock.LockKeys.ReadWriteKeys;
 
 /**

@@ -7,6 +7,7 @@ import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockLostException;
 import org.jspecify.annotations.Nullable;
+import io.github.redislock.support.CurrentLock;
 
 /**
  * One thread's hold on one lock, as this instance knows it: hold count, fencing token,
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * The deadline runs on the monotonic clock from the moment the acquire (or the last
  * successful renewal) was <em>sent</em>, so it never ends later than the lease in Redis.
  */
-final class LockHold {
+final class LockHold implements CurrentLock {
 
 	private final String name;
 
@@ -110,6 +111,16 @@ final class LockHold {
 		return this.threadId;
 	}
 
+	@Override
+	public String lockName() {
+		return this.name;
+	}
+
+	@Override
+	public long fencingToken() {
+		return this.token;
+	}
+
 	long token() {
 		return this.token;
 	}
@@ -168,7 +179,8 @@ final class LockHold {
 	 * Whether this instance still believes the lock is held: not found lost, and the
 	 * local deadline not passed.
 	 */
-	boolean isHeld() {
+	@Override
+	public boolean isHeld() {
 		return this.lostReason == null && System.nanoTime() - this.deadlineNanos < 0;
 	}
 
@@ -227,7 +239,8 @@ final class LockHold {
 		}
 	}
 
-	String lostReason() {
+	@Override
+	public String lostReason() {
 		String reason = this.lostReason;
 		return (reason != null) ? reason : expiryReason();
 	}

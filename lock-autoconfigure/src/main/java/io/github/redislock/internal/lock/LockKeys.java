@@ -1,7 +1,7 @@
 package io.github.redislock.internal.lock;
 
 import io.github.redislock.internal.HashTags;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 
 import org.springframework.util.Assert;
 

@@ -6,7 +6,7 @@ import io.github.redislock.core.LockLostEvent;
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.LockObserver;
 import io.github.redislock.core.OnLockLost;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

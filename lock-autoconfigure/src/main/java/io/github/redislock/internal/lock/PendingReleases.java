@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

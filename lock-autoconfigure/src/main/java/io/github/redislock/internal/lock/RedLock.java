@@ -12,8 +12,9 @@ import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * Exclusive {@link RedisLock} taken with the RedLock algorithm; see
@@ -76,7 +77,7 @@ final class RedLock extends ThreadOwnedLock {
 						attemptStart, TimeUnit.MILLISECONDS.toNanos(lease - redlock.driftMillis(lease)),
 						LockKind.EXCLUSIVE, metricName, boundsFromAnswer(elapsed));
 				this.template.holds().add(hold);
-				CurrentHolds.entered(hold);
+				CurrentLocks.entered(hold);
 				observer.acquired(metricName, LockKind.EXCLUSIVE, Duration.ofNanos(System.nanoTime() - start));
 				return true;
 			}
@@ -119,7 +120,7 @@ final class RedLock extends ThreadOwnedLock {
 		if (hold == null) {
 			throw new IllegalStateException("RedLock hold of '" + Printable.of(this.name) + "' not registered");
 		}
-		CurrentHolds.exited(hold);
+		CurrentLocks.exited(hold);
 		hold.detachFromThread();
 		return hold;
 	}

@@ -19,7 +19,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.core.RedisSemaphore;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +29,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.Assert;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * {@link RedisLockTemplate} that takes exclusive locks with the RedLock algorithm over N
@@ -195,7 +196,7 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 					throw lock.acquisitionFailure(waitTime);
 				}
 				CompletionStage<T> work;
-				CurrentHolds.entered(hold);
+				CurrentLocks.entered(hold);
 				try {
 					work = action.get();
 				}
@@ -204,7 +205,7 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 					throw ex;
 				}
 				finally {
-					CurrentHolds.exited(hold);
+					CurrentLocks.exited(hold);
 				}
 				return DefaultRedisLockTemplate.afterRelease(work,
 						() -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls));

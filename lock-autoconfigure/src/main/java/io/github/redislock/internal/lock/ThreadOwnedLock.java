@@ -5,10 +5,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
 import io.github.redislock.core.RedisLock;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.Assert;
+import io.github.redislock.support.CurrentLocks;
 
 /**
  * Base of the lock types: ownership by the calling thread, local re-entry counting and
@@ -127,7 +128,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 		LockHold held = holds().get(this.key, threadId);
 		if (held != null) {
 			held.reenter(this.bounds);
-			CurrentHolds.entered(held);
+			CurrentLocks.entered(held);
 			return true;
 		}
 		return acquireNew(threadId, waitNanos, leaseTime, interruptible);
@@ -141,7 +142,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 					"Lock '" + Printable.of(this.name) + "' is not held by the current thread ("
 							+ Thread.currentThread().getName() + "); only the thread that acquired it can release it");
 		}
-		CurrentHolds.exited(hold);
+		CurrentLocks.exited(hold);
 		if (hold.exit() > 0) {
 			return;
 		}

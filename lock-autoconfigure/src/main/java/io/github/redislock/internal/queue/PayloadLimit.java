@@ -1,6 +1,6 @@
 package io.github.redislock.internal.queue;
 
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 
 /**
  * The largest payload a queue accepts at enqueue

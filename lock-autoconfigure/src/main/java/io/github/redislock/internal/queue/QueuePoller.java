@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.redislock.internal.OutageLog;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.internal.OutageLog;
-import io.github.redislock.internal.Printable;
+import io.github.redislock.support.Printable;
 import io.github.redislock.internal.lock.EngineThreads;
 import io.github.redislock.queue.TaskFailedEvent;
 import io.github.redislock.queue.TaskPayloadMigration;
@@ -40,6 +40,7 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
+import io.github.redislock.support.RunningTasks;
 
 /**
  * Runs the {@code @QueuedTask} methods of this instance: one {@link QueuePoller} per
@@ -383,7 +384,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			defer(handler, run);
 			return;
 		}
-		CurrentTask.entered(run);
+		RunningTasks.entered(run);
 		// The enqueuing code's logging context, also for the outcome's log lines.
 		CallerContext.Scope context = CallerContext.restore(this.queue.json(), task.callerContext());
 		// Its trace continues in the run.
@@ -419,7 +420,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			traced.close();
 			observation.stop();
 			context.close();
-			CurrentTask.exited();
+			RunningTasks.exited();
 		}
 	}
 

@@ -1,12 +1,13 @@
 package io.github.redislock.internal.queue;
 
+import io.github.redislock.support.RunningTask;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One run of a claimed task on this instance: the claim, and whether it is still known to
  * be held.
  */
-final class TaskRun {
+final class TaskRun implements RunningTask {
 
 	private final RedisTaskQueue.ClaimedTask task;
 
@@ -30,6 +31,21 @@ final class TaskRun {
 
 	RedisTaskQueue.ClaimedTask task() {
 		return this.task;
+	}
+
+	@Override
+	public String queue() {
+		return this.task.queue();
+	}
+
+	@Override
+	public String taskId() {
+		return this.task.id();
+	}
+
+	@Override
+	public int attempt() {
+		return this.task.attempt();
 	}
 
 	/**
@@ -77,7 +93,8 @@ final class TaskRun {
 		return this.lostReason == null;
 	}
 
-	@Nullable String lostReason() {
+	@Override
+	public @Nullable String lostReason() {
 		return this.lostReason;
 	}
 

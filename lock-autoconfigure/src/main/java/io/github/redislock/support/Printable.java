@@ -1,8 +1,8 @@
-package io.github.redislock.internal;
+package io.github.redislock.support;
 
 /**
- * Names made safe for log lines and exception messages. Internal: not part of the
- * starter's API.
+ * Names made safe for log lines and exception messages, by the API's exceptions and by
+ * the engine alike.
  * <p>
  * Lock names and task ids are often built from method arguments, so they may carry
  * anything a caller sends. Control characters (CR and LF above all, which would let an

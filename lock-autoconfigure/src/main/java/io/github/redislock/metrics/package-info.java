@@ -1,1 +1,0 @@
-import org.jspecify.annotations.NullMarked;
