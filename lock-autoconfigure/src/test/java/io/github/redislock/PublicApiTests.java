@@ -8,6 +8,8 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -19,6 +21,8 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import io.github.redislock.annotation.DistributedLock;
+import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.RedisLockTemplate;
 import org.junit.jupiter.api.Test;
 
@@ -34,6 +38,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PublicApiTests {
 
 	private static final Path LISTING = Path.of("src/test/resources/io/github/redislock/public-api.txt");
+
+	/**
+	 * A class of each module with public packages: lock-core, lock-spring and this one
+	 * (lock-micrometer and lock-dashboard hold only internal packages, which
+	 * {@code apiPackagesHoldOnlyTheContractAndItsConfiguration} checks).
+	 */
+	private static final List<Class<?>> MODULES = List.of(RedisLockTemplate.class, DistributedLock.class,
+			RedisLockAutoConfiguration.class);
+
+	/** The sources of every module whose public types must say since when. */
+	private static final List<Path> SOURCES = List.of(Path.of("src/main/java"), Path.of("../lock-core/src/main/java"),
+			Path.of("../lock-spring/src/main/java"), Path.of("../lock-micrometer/src/main/java"),
+			Path.of("../lock-dashboard/src/main/java"));
 
 	private static final Pattern PUBLIC_TYPE = Pattern.compile(
 			"^public (?:final |abstract |sealed |non-sealed )*(?:class|interface|record|enum|@interface) ",
@@ -71,16 +88,21 @@ class PublicApiTests {
 	@Test
 	void everyPublicTypeSaysSinceWhen() throws IOException {
 		List<String> undated = new ArrayList<>();
-		try (Stream<Path> sources = Files.walk(Path.of("src/main/java"))) {
-			for (Path source : sources.filter((path) -> path.toString().endsWith(".java")).toList()) {
-				String text = Files.readString(source, StandardCharsets.UTF_8);
-				Matcher declaration = PUBLIC_TYPE.matcher(text);
-				if (declaration.find()) {
-					String before = text.substring(0, declaration.start());
-					int docStart = before.lastIndexOf("/**");
-					if (docStart < 0 || !before.substring(docStart).contains("@since")) {
-						undated.add(source.toString());
-					}
+		List<Path> files = new ArrayList<>();
+		for (Path root : SOURCES) {
+			assertThat(root).isDirectory();
+			try (Stream<Path> sources = Files.walk(root)) {
+				sources.filter((path) -> path.toString().endsWith(".java")).forEach(files::add);
+			}
+		}
+		for (Path source : files) {
+			String text = Files.readString(source, StandardCharsets.UTF_8);
+			Matcher declaration = PUBLIC_TYPE.matcher(text);
+			if (declaration.find()) {
+				String before = text.substring(0, declaration.start());
+				int docStart = before.lastIndexOf("/**");
+				if (docStart < 0 || !before.substring(docStart).contains("@since")) {
+					undated.add(source.toString());
 				}
 			}
 		}
@@ -88,15 +110,22 @@ class PublicApiTests {
 	}
 
 	private static List<String> surface() throws IOException, URISyntaxException, ClassNotFoundException {
-		Path classes = Path.of(RedisLockTemplate.class.getProtectionDomain().getCodeSource().getLocation().toURI());
 		List<String> lines = new ArrayList<>();
 		TreeSet<String> names = new TreeSet<>();
-		try (Stream<Path> files = Files.walk(classes)) {
-			files.filter((path) -> path.toString().endsWith(".class"))
-				.map((path) -> classes.relativize(path).toString().replace('/', '.').replace('\\', '.'))
-				.map((name) -> name.substring(0, name.length() - ".class".length()))
-				.filter((name) -> !name.contains(".internal.") && !name.endsWith("package-info"))
-				.forEach(names::add);
+		for (Class<?> module : MODULES) {
+			Path location = Path.of(module.getProtectionDomain().getCodeSource().getLocation().toURI());
+			// A module is a directory of classes in the reactor, or its jar.
+			try (FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location)) {
+				Path classes = (jar != null) ? jar.getPath("/") : location;
+				try (Stream<Path> files = Files.walk(classes)) {
+					files.filter((path) -> path.toString().endsWith(".class"))
+						.map((path) -> classes.relativize(path).toString().replace('/', '.').replace('\\', '.'))
+						.map((name) -> name.substring(0, name.length() - ".class".length()))
+						.filter((name) -> name.startsWith("io.github.redislock.") && !name.contains(".internal.")
+								&& !name.endsWith("package-info"))
+						.forEach(names::add);
+				}
+			}
 		}
 		for (String name : names) {
 			Class<?> type = Class.forName(name, false, PublicApiTests.class.getClassLoader());

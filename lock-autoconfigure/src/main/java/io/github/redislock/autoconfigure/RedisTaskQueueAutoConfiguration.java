@@ -86,7 +86,7 @@ public final class RedisTaskQueueAutoConfiguration {
 						settings.getShutdownTimeout(), settings.getDeadLetter().getMaxSize(),
 						settings.getDeadLetter().getMaxAge()),
 				connectionFactory, beanFactory,
-				new QueueExecutors(pool, simple, Threading.VIRTUAL.isActive(environment)));
+				new QueueExecutors(pool::configure, simple::configure, Threading.VIRTUAL.isActive(environment)));
 	}
 
 	private static ThreadPoolTaskExecutorBuilder withDecorator(ThreadPoolTaskExecutorBuilder builder,

@@ -2,6 +2,7 @@ package io.github.redislock.internal.aop;
 
 import java.util.concurrent.CompletableFuture;
 
+import io.github.redislock.internal.boot.InvalidLockDefinitionFailureAnalyzer;
 import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.autoconfigure.RedisLockAnnotationAutoConfiguration;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;

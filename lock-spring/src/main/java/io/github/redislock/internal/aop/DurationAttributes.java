@@ -4,8 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 
 /**
  * Reads the duration attributes of the annotations: {@code "0"}, {@code "500ms"},
@@ -28,7 +28,7 @@ final class DurationAttributes {
 		}
 		Duration duration;
 		try {
-			duration = DurationStyle.detectAndParse(placeholders.resolveRequiredPlaceholders(text).trim());
+			duration = DurationFormatterUtils.detectAndParse(placeholders.resolveRequiredPlaceholders(text).trim());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new InvalidLockDefinitionException(
