@@ -15,9 +15,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
-import io.github.redislock.support.CurrentLocks;
 
 /**
  * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
@@ -64,7 +62,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 */
 	static final long RESERVED_FOR_WRITER = 1L << 40;
 
-	private static final long CONNECTION_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+	static final long CONNECTION_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
 	/**
 	 * The script call that tries once to take the lock: it answers the fencing token when
@@ -177,7 +175,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 			throw new InterruptedException();
 		}
 		this.template.pendingReleases().retry(this.key);
-		return new Acquisition(threadId, waitNanos, leaseTime, interruptible).run();
+		return new Acquisition(this, threadId, waitNanos, leaseTime, interruptible).run();
 	}
 
 	/**
@@ -468,269 +466,6 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	}
 
 	/**
-	 * One call's acquisition of this lock: script attempts, each followed, while the wait
-	 * time lasts, by a wait for a release message (bounded by the obstacle's lease), and
-	 * retries through connection failures. {@link #run()} moves it from
-	 * {@link State#TRYING} to {@link State#ACQUIRED} or {@link State#NOT_ACQUIRED};
-	 * leaving it by an exception leaves it {@code TRYING}, which {@link #finish()} counts
-	 * as an error.
-	 */
-	private final class Acquisition {
-
-		private final long threadId;
-
-		private final long waitNanos;
-
-		private final @Nullable Duration leaseTime;
-
-		private final boolean interruptible;
-
-		private final String owner;
-
-		private final long leaseMillis;
-
-		private final String metricName;
-
-		/** Whether the caller skips its work when the lock is not acquired. */
-		private final boolean skipping;
-
-		private final LockObserver observer;
-
-		private final ReleaseSignals signals;
-
-		private final long start = System.nanoTime();
-
-		private State state = State.TRYING;
-
-		/** Registered after the first failed attempt. */
-		private ReleaseSignals.@Nullable Waiter waiter;
-
-		/** An interrupt to restore when done (a non-interruptible acquisition). */
-		private boolean interrupted;
-
-		/**
-		 * Whether an attempt may have left a sign that this caller waits (a writer's
-		 * marker): then giving up must remove it, also when the first attempt was the
-		 * last.
-		 */
-		private boolean announcedWaiting;
-
-		Acquisition(long threadId, long waitNanos, @Nullable Duration leaseTime, boolean interruptible) {
-			this.threadId = threadId;
-			this.waitNanos = waitNanos;
-			this.leaseTime = leaseTime;
-			this.interruptible = interruptible;
-			this.owner = AbstractRedisLock.this.template.ownerId(threadId);
-			this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis()
-					: AbstractRedisLock.this.template.leaseMillis();
-			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name,
-					AbstractRedisLock.this.template.metricNames());
-			this.skipping = LockMetricNames.skipping();
-			this.observer = AbstractRedisLock.this.template.observer();
-			this.signals = AbstractRedisLock.this.template.signals();
-		}
-
-		boolean run() throws InterruptedException {
-			try {
-				while (true) {
-					if (this.waiter != null) {
-						// A release of this lock by this instance that failed (it timed
-						// out, and may not have run) is sent again first: woken by its
-						// failure, this waiter may be the one it blocks.
-						AbstractRedisLock.this.template.pendingReleases().retry(AbstractRedisLock.this.key);
-					}
-					long sent = System.nanoTime();
-					Long result = attempt();
-					if (result == null) {
-						continue;
-					}
-					if (result > 0) {
-						return acquired(result, sent);
-					}
-					if (remainingNanos() <= 0) {
-						return notAcquired(result);
-					}
-					if (this.waiter == null) {
-						// Registered only now, so try again once this instance listens
-						// on the lock's release channel: a release between that attempt
-						// and the subscription would go unnoticed.
-						this.waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-						awaitSubscribed(this.waiter);
-						continue;
-					}
-					awaitRelease(Obstacle.of(result));
-				}
-			}
-			finally {
-				finish();
-			}
-		}
-
-		private long remainingNanos() {
-			return (this.waitNanos < 0) ? Long.MAX_VALUE : this.waitNanos - (System.nanoTime() - this.start);
-		}
-
-		/**
-		 * Run the acquire script once.
-		 * @return its result, or {@code null} when the attempt failed and is to be made
-		 * again (Redis unreachable within the wait time, or an ignored interrupt)
-		 */
-		private @Nullable Long attempt() throws InterruptedException {
-			boolean willWait = remainingNanos() > 0;
-			this.announcedWaiting |= willWait;
-			try {
-				return tryAcquire(this.owner, this.leaseMillis, willWait,
-						this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter));
-			}
-			catch (RuntimeException ex) {
-				if (interruptedDuring(ex)) {
-					interruptedAttempt(ex);
-				}
-				else {
-					unreachable(ex);
-				}
-				return null;
-			}
-		}
-
-		/**
-		 * The attempt failed because the thread was interrupted; the script may have run
-		 * before the interrupt, so it is undone, owner-checked.
-		 */
-		private void interruptedAttempt(RuntimeException ex) throws InterruptedException {
-			undo(this.owner, ex);
-			if (this.interruptible) {
-				throw (InterruptedException) new InterruptedException(
-						"Interrupted while acquiring lock '" + Printable.of(AbstractRedisLock.this.name) + "'")
-					.initCause(ex);
-			}
-			this.interrupted = true;
-		}
-
-		/**
-		 * Redis could not be reached (a failover, say): a waiting caller keeps trying
-		 * within its wait time; the last failure is reported as it is.
-		 */
-		private void unreachable(RuntimeException ex) throws InterruptedException {
-			if (!(ex instanceof DataAccessException)) {
-				throw ex;
-			}
-			long left = remainingNanos();
-			if (left <= 0) {
-				throw AbstractRedisLock.this.unreachable(this.owner, this.waitNanos, ex);
-			}
-			try {
-				pause(Math.min(left, CONNECTION_RETRY_NANOS), this.interruptible);
-			}
-			catch (InterruptedException interrupt) {
-				// The failed attempt may have reached Redis: undo it first.
-				undo(this.owner, interrupt);
-				throw interrupt;
-			}
-		}
-
-		private boolean acquired(long token, long sentNanos) {
-			LockHold hold = new LockHold(AbstractRedisLock.this.name, AbstractRedisLock.this.key, this.owner,
-					this.threadId, token, this.leaseTime == null, sentNanos,
-					TimeUnit.MILLISECONDS.toNanos(this.leaseMillis), kind(), this.metricName,
-					AbstractRedisLock.this.bounds);
-			AbstractRedisLock.this.template.holds().add(hold);
-			CurrentLocks.entered(hold);
-			this.state = State.ACQUIRED;
-			this.observer.acquired(this.metricName, kind(), elapsed());
-			return true;
-		}
-
-		private boolean notAcquired(long result) {
-			this.state = State.NOT_ACQUIRED;
-			timedOut(this.observer, this.metricName, kind(), elapsed(), this.skipping);
-			if (logger.isDebugEnabled()) {
-				logger.debug(AbstractRedisLock.this.notAcquired(result, this.waitNanos));
-			}
-			return false;
-		}
-
-		private void awaitSubscribed(ReleaseSignals.Waiter waiter) throws InterruptedException {
-			try {
-				waiter.awaitSubscribed(remainingNanos());
-			}
-			catch (InterruptedException ex) {
-				if (this.interruptible) {
-					throw ex;
-				}
-				this.interrupted = true;
-			}
-		}
-
-		/**
-		 * Wait for a release message, at most until the obstacle's lease runs out.
-		 */
-		private void awaitRelease(Obstacle obstacle) throws InterruptedException {
-			ReleaseSignals.Waiter waiter = this.waiter;
-			Assert.state(waiter != null, "Not registered");
-			if (obstacle.onlyWaitingWriter()) {
-				// If that writer waits on this instance behind us, it gets the wake-up
-				// we were given.
-				this.signals.signalNext(AbstractRedisLock.this.signalKey, waiter);
-			}
-			try {
-				waiter.await(Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(obstacle.leaseLeftMillis())));
-			}
-			catch (InterruptedException ex) {
-				if (this.interruptible) {
-					throw ex;
-				}
-				this.interrupted = true;
-			}
-		}
-
-		private Duration elapsed() {
-			return Duration.ofNanos(System.nanoTime() - this.start);
-		}
-
-		private void finish() {
-			boolean acquired = this.state == State.ACQUIRED;
-			AbstractRedisLock.this.template.commands().acquisitionEnded(this.owner, acquired);
-			if (this.state == State.TRYING) {
-				this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
-			}
-			if (this.waiter != null) {
-				this.signals.unregister(AbstractRedisLock.this.signalKey, this.waiter, acquired);
-			}
-			if (!acquired && this.announcedWaiting) {
-				giveUp(this.owner);
-			}
-			if (acquired && sharesWithWaiters()) {
-				this.signals.signal(AbstractRedisLock.this.signalKey);
-			}
-			if (this.interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-
-	}
-
-	/**
-	 * Where an {@link Acquisition} stands.
-	 */
-	private enum State {
-
-		/** Attempting, or waiting between attempts. */
-		TRYING,
-
-		/** Done: the lock is held. */
-		ACQUIRED,
-
-		/** Done: the wait time ran out. */
-		NOT_ACQUIRED
-
-	}
-
-	/**
-	 * Say why an acquisition (a skipped run, say) ended without the lock, naming the
-	 * instance that holds it; costs a read, so only for the debug log.
-	 */
-	/**
 	 * Tell the observer that a wait ended without the lock: skipped when the caller skips
 	 * its work then, else timed out.
 	 */
@@ -744,7 +479,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 	}
 
-	private String notAcquired(long result, long waitNanos) {
+	/**
+	 * Say why an acquisition (a skipped run, say) ended without the lock, naming the
+	 * instance that holds it; costs a read, so only for the debug log.
+	 */
+	String notAcquired(long result, long waitNanos) {
 		String prefix = "Lock '" + Printable.of(this.name) + "' (" + kind().tag() + ") not acquired within "
 				+ Duration.ofNanos(Math.max(0, waitNanos)) + ": ";
 		if (result == LockCommands.NOT_ACKNOWLEDGED) {
@@ -771,7 +510,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 				+ ", lease left " + leaseLeft + "ms";
 	}
 
-	private void giveUp(String owner) {
+	void giveUp(String owner) {
 		try {
 			gaveUp(owner);
 		}
@@ -831,7 +570,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * it runs after it; if Redis does not take that either, the stray hold lasts at most
 	 * one lease, as nobody renews it.
 	 */
-	private LockAcquisitionException unreachable(String owner, long waitNanos, RuntimeException ex) {
+	LockAcquisitionException unreachable(String owner, long waitNanos, RuntimeException ex) {
 		undo(owner, ex);
 		return new LockAcquisitionException(this.name, Duration.ofNanos(Math.max(0, waitNanos)), ex);
 	}
@@ -841,7 +580,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * on the same connection after the attempt, so it runs after it; if Redis does not
 	 * take it either, the stray hold lasts at most one lease, as nobody renews it.
 	 */
-	private void undo(String owner, Throwable failure) {
+	void undo(String owner, Throwable failure) {
 		try {
 			tryRelease(owner, 0, 0);
 		}
@@ -854,7 +593,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 	}
 
-	private static void pause(long nanos, boolean interruptible) throws InterruptedException {
+	static void pause(long nanos, boolean interruptible) throws InterruptedException {
 		try {
 			TimeUnit.NANOSECONDS.sleep(nanos);
 		}
@@ -870,7 +609,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * Whether a Redis call failed because the calling thread was interrupted; clears the
 	 * interrupt status so that the caller can still talk to Redis.
 	 */
-	private static boolean interruptedDuring(RuntimeException ex) {
+	static boolean interruptedDuring(RuntimeException ex) {
 		boolean interrupted = Thread.interrupted();
 		for (Throwable cause = ex; cause != null && !interrupted; cause = cause.getCause()) {
 			interrupted = cause instanceof InterruptedException
