@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockKind;
@@ -14,7 +13,6 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -96,7 +94,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * instance's waiters afterwards, whatever its outcome: the lock it took for a moment
 	 * may be free again, and the message the undo publishes never wakes this instance.
 	 */
-	private LockCommands.ScriptCall wakingAfterUndo(LockCommands.ScriptCall call) {
+	LockCommands.ScriptCall wakingAfterUndo(LockCommands.ScriptCall call) {
 		Runnable undo = call.undo();
 		return new LockCommands.ScriptCall(call.script(), call.keys(), call.args(), call.what(), () -> {
 			try {
@@ -191,9 +189,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * the wait time; cancelling it gives up (and releases a hold that came meanwhile)
 	 */
 	CompletableFuture<@Nullable LockHold> acquireAsync(long waitNanos, @Nullable Duration leaseTime) {
-		AsyncAcquisition acquisition = new AsyncAcquisition(waitNanos, leaseTime);
+		AsyncAcquisition acquisition = new AsyncAcquisition(this, waitNanos, leaseTime);
 		acquisition.attempt();
-		return acquisition.result;
+		return acquisition.result();
 	}
 
 	/**
@@ -236,199 +234,10 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	}
 
 	/**
-	 * One asynchronous acquisition: the same attempts, waits and retries as
-	 * {@link Acquisition}, each step started by the answer or wake-up before it, so no
-	 * thread waits. Its {@link #result} is completed on whichever thread moved it last (a
-	 * Lettuce I/O thread, a timer); callers hand it on to their own executor.
-	 */
-	private final class AsyncAcquisition {
-
-		private final CompletableFuture<@Nullable LockHold> result = new CompletableFuture<>();
-
-		private final long waitNanos;
-
-		private final @Nullable Duration leaseTime;
-
-		private final long holderId;
-
-		private final String owner;
-
-		private final long leaseMillis;
-
-		private final String metricName;
-
-		/** Whether the caller skips its work when the lock is not acquired. */
-		private final boolean skipping;
-
-		private final LockObserver observer;
-
-		private final ReleaseSignals signals;
-
-		private final long start = System.nanoTime();
-
-		private final AtomicBoolean finished = new AtomicBoolean();
-
-		private volatile ReleaseSignals.@Nullable Waiter waiter;
-
-		private volatile boolean announcedWaiting;
-
-		AsyncAcquisition(long waitNanos, @Nullable Duration leaseTime) {
-			this.waitNanos = waitNanos;
-			this.leaseTime = leaseTime;
-			DefaultRedisLockTemplate template = AbstractRedisLock.this.template;
-			this.holderId = template.asyncHolderId();
-			this.owner = template.ownerId(this.holderId);
-			this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : template.leaseMillis();
-			this.metricName = LockMetricNames.of(AbstractRedisLock.this.name, template.metricNames());
-			this.skipping = LockMetricNames.skipping();
-			this.observer = template.observer();
-			this.signals = template.signals();
-			// Cancelled by the caller: give up; an attempt under way is undone by its
-			// answer.
-			this.result.whenComplete((hold, ex) -> {
-				if (this.result.isCancelled()) {
-					finish(false);
-				}
-			});
-		}
-
-		private long remainingNanos() {
-			return (this.waitNanos < 0) ? Long.MAX_VALUE : this.waitNanos - (System.nanoTime() - this.start);
-		}
-
-		void attempt() {
-			if (this.result.isDone()) {
-				return;
-			}
-			boolean willWait = remainingNanos() > 0;
-			this.announcedWaiting |= willWait;
-			long sent = System.nanoTime();
-			CompletableFuture<Long> answer;
-			try {
-				answer = AbstractRedisLock.this.template.commands()
-					.acquiringAsync(wakingAfterUndo(acquireCall(this.owner, this.leaseMillis, willWait,
-							this.signals.hasWaiters(AbstractRedisLock.this.signalKey, this.waiter))));
-			}
-			catch (RuntimeException ex) {
-				answer = CompletableFuture.failedFuture(ex);
-			}
-			answer.whenComplete((value, failure) -> {
-				if (failure != null) {
-					failed((failure instanceof CompletionException) ? failure.getCause() : failure);
-				}
-				else {
-					answered(value, sent);
-				}
-			});
-		}
-
-		private void answered(long value, long sentNanos) {
-			if (value > 0 && this.result.isDone()) {
-				// Given up while the attempt was under way: undo it, owner-checked.
-				undoAsync(value);
-				return;
-			}
-			if (value > 0) {
-				LockHold hold = new LockHold(AbstractRedisLock.this.name, AbstractRedisLock.this.key, this.owner,
-						this.holderId, value, this.leaseTime == null, sentNanos,
-						TimeUnit.MILLISECONDS.toNanos(this.leaseMillis), kind(), this.metricName,
-						AbstractRedisLock.this.bounds, null);
-				holds().add(hold);
-				if (!this.result.complete(hold)) {
-					// Given up at this very moment: the hold goes back at once.
-					holds().remove(hold);
-					undoAsync(value);
-					return;
-				}
-				this.observer.acquired(this.metricName, kind(), elapsed());
-				finish(true);
-				return;
-			}
-			if (this.result.isDone()) {
-				return;
-			}
-			if (remainingNanos() <= 0) {
-				timedOut(this.observer, this.metricName, kind(), elapsed(), this.skipping);
-				this.result.complete(null);
-				finish(false);
-				return;
-			}
-			ReleaseSignals.Waiter waiter = this.waiter;
-			if (waiter == null) {
-				// Registered only now, so try again once this instance listens on the
-				// lock's release channel: a release between that attempt and the
-				// subscription would go unnoticed. Nothing blocks: this may be Lettuce's
-				// I/O thread.
-				waiter = this.signals.register(AbstractRedisLock.this.signalKey);
-				this.waiter = waiter;
-				CompletableFuture<@Nullable Void> subscribed = new CompletableFuture<>();
-				waiter.subscribed().whenComplete((done, ex) -> subscribed.complete(null));
-				AsyncTimeouts.completeAfter(subscribed, remainingNanos());
-				subscribed.whenComplete((done, ex) -> attempt());
-				return;
-			}
-			Obstacle obstacle = Obstacle.of(value);
-			if (obstacle.onlyWaitingWriter()) {
-				this.signals.signalNext(AbstractRedisLock.this.signalKey, waiter);
-			}
-			waiter.next(Math.min(remainingNanos(), TimeUnit.MILLISECONDS.toNanos(obstacle.leaseLeftMillis())))
-				.whenComplete((woken, ex) -> attempt());
-		}
-
-		private void undoAsync(long token) {
-			AbstractRedisLock.this.undoAsync(this.owner, token);
-		}
-
-		private void failed(Throwable failure) {
-			if (this.result.isDone()) {
-				return;
-			}
-			long left = remainingNanos();
-			if (failure instanceof DataAccessException && left > 0) {
-				// Redis unreachable for now: try again within the wait time.
-				CompletableFuture<@Nullable Void> pause = new CompletableFuture<>();
-				AsyncTimeouts.completeAfter(pause, Math.min(left, CONNECTION_RETRY_NANOS));
-				pause.whenComplete((done, ex) -> attempt());
-				return;
-			}
-			// The attempt may have reached Redis: undo it, owner-checked.
-			AbstractRedisLock.this.undoAsync(this.owner, 0);
-			this.observer.notAcquired(this.metricName, kind(), elapsed(), true);
-			this.result.completeExceptionally((failure instanceof DataAccessException) ? new LockAcquisitionException(
-					AbstractRedisLock.this.name, Duration.ofNanos(Math.max(0, this.waitNanos)), failure) : failure);
-			finish(false);
-		}
-
-		private Duration elapsed() {
-			return Duration.ofNanos(System.nanoTime() - this.start);
-		}
-
-		private void finish(boolean acquired) {
-			if (!this.finished.compareAndSet(false, true)) {
-				return;
-			}
-			AbstractRedisLock.this.template.commands().acquisitionEnded(this.owner, acquired);
-			ReleaseSignals.Waiter waiter = this.waiter;
-			if (waiter != null) {
-				this.signals.unregister(AbstractRedisLock.this.signalKey, waiter, acquired);
-			}
-			if (!acquired && this.announcedWaiting) {
-				// A writer's marker is withdrawn by a script of its own, off this thread.
-				CompletableFuture.runAsync(() -> giveUp(this.owner),
-						AbstractRedisLock.this.template.commands().blockingCalls());
-			}
-			if (acquired && sharesWithWaiters()) {
-				this.signals.signal(AbstractRedisLock.this.signalKey);
-			}
-		}
-
-	}
-
-	/**
 	 * Release, owner-checked, what an asynchronous attempt took or may have taken, and
 	 * wake this instance's waiters once Redis answered, whatever it answered.
 	 */
-	private void undoAsync(String owner, long token) {
+	void undoAsync(String owner, long token) {
 		CompletableFuture<Long> undone;
 		try {
 			undone = this.template.commands().callAsync(releaseCall(owner, token, 0));
@@ -469,8 +278,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * Tell the observer that a wait ended without the lock: skipped when the caller skips
 	 * its work then, else timed out.
 	 */
-	static void timedOut(io.github.redislock.core.LockObserver observer, String metricName,
-			io.github.redislock.core.LockKind kind, Duration waited, boolean skipping) {
+	static void timedOut(LockObserver observer, String metricName, LockKind kind, Duration waited, boolean skipping) {
 		if (skipping) {
 			observer.skipped(metricName, kind, waited);
 		}
