@@ -23,6 +23,106 @@ import org.springframework.util.ClassUtils;
  * counted locally and costs no round trip, so a command re-sent after a reconnect can
  * never count a hold twice. A thread that finds the lock taken parks until a release
  * message wakes it, or until the obstacle's lease would have run out.
+ *
+ * <h2>States</h2>
+ * <p>
+ * A <em>hold</em> ({@link LockHold}) is made when an acquire script answers a fencing
+ * token, and is registered in the {@link HoldRegistry} under (lock key, thread id), or
+ * under a negative holder id for an asynchronous hold, which so never re-enters. While
+ * registered it is <em>held</em>; a watchdog hold is also <em>renewing</em> while
+ * {@link LockHold#renewable()} (not lost, {@code maxHold} not reached; a fixed lease is
+ * never renewed). It is <em>lost</em> once {@link LockHold#markLost} gave it a reason (at
+ * most once), and counts as lost as soon as its local deadline passed (from when the
+ * acquire or last renewal was sent, so never after the lease in Redis):
+ * {@link LockHold#isHeld()} reads the clock. A lost hold stays registered until its owner
+ * releases it, and refuses re-entry ({@link LockHold#reenter}). The last exit (or
+ * {@link AsyncHold#release()}) makes it <em>released</em>: {@link LockHold#releasing()},
+ * out of the registry, then the release script ({@link #releaseLast},
+ * {@link #releaseAsync}); one that fails is sent again by {@link PendingReleases}.
+ * <p>
+ * An <em>acquisition</em>, {@link Acquisition} (blocking) or {@link AsyncAcquisition}
+ * (futures), goes through the same states: <em>attempting</em> (one script call; after a
+ * connection failure, a pause of {@link #CONNECTION_RETRY_NANOS} and another attempt
+ * within the wait time), <em>subscribing</em> (after its first failed attempt it is a
+ * registered {@link ReleaseSignals.Waiter}, until this instance listens on the lock's
+ * release channel), <em>waiting</em> (for a wake-up, at most the {@link Obstacle}'s lease
+ * left and the wait time), and one end: <em>acquired</em>, <em>not acquired</em> (the
+ * wait time ran out), <em>failed</em> (an exception), or, asynchronously,
+ * <em>cancelled</em>. Whatever the end, its {@code finish} runs once: the replica-ack
+ * connection goes back ({@link LockCommands#acquisitionEnded}), the waiter is
+ * unregistered, a writer that gives up withdraws its waiting marker ({@link #gaveUp}),
+ * and a shared lock wakes the next waiter ({@link #sharesWithWaiters()}).
+ *
+ * <h2>Threads</h2>
+ * <ul>
+ * <li>The caller's thread runs an {@link Acquisition} from start to end, re-entry and
+ * {@code unlock} ({@link ThreadOwnedLock}) and the blocking release; besides its own
+ * Redis calls it parks only in {@link ReleaseSignals.Waiter#await},
+ * {@link ReleaseSignals.Waiter#awaitSubscribed} and the retry {@link #pause}.</li>
+ * <li>The pub/sub thread (Lettuce's I/O thread, or the listener container's) only wakes
+ * ({@link ReleaseSignals#signal}): it gives a parked waiter its permit, or completes an
+ * asynchronous waiter's future, and the {@link AsyncAcquisition#attempt()} chained to it
+ * sends the next attempt from that thread.</li>
+ * <li>Lettuce's I/O thread (the answers), the {@link AsyncTimeouts} timer (wait bounds,
+ * pauses) and, for calls that block (replica acknowledgement, a client other than
+ * Lettuce), the threads of {@link LockCommands#blockingCalls()} move an
+ * {@link AsyncAcquisition}, which waits on none of them: withdrawing a writer's marker
+ * goes to the blocking-call threads, and the hold reaches the caller on the template's
+ * {@link DefaultRedisLockTemplate#callbacks() callback threads}, where what follows an
+ * asynchronous release runs too.</li>
+ * <li>The watchdog's scheduler ({@link WatchdogRenewer}) renews every third of the lease,
+ * re-sends {@link PendingReleases} each tick, handles the renewals' answers and checks
+ * the deadlines. A loss it finds is marked, logged and counted there, and the holder
+ * interrupted when so configured ({@link LockLossReporter#lost}); one found by a release
+ * is reported on the releasing thread.</li>
+ * <li>{@link LockLostListener}s run on one thread of their own, in order, so a slow one
+ * holds up no renewal.</li>
+ * </ul>
+ *
+ * <h2>Races, and where they are closed</h2>
+ * <ul>
+ * <li>A release between a failed attempt and the subscription: the waiter registers only
+ * after a failed attempt, so once subscribed (or refused, or out of time) it attempts
+ * again before it waits ({@link Acquisition#run()}, {@code AsyncAcquisition.answered}). A
+ * wake-up that comes before the waiter parks is kept as its permit (an asynchronous
+ * waiter looks again after setting its future, {@link ReleaseSignals.Waiter#next}); one
+ * that a leaving waiter did not use goes to the next ({@link ReleaseSignals#unregister});
+ * messages the Lettuce channels may have lost wake the longest waiter
+ * ({@code ReleaseSignals.onGap}), and every wait ends by the obstacle's lease
+ * anyway.</li>
+ * <li>This instance's own releases: it ignores its own release messages, so every release
+ * and undo wakes its waiters itself ({@link #wakeLocalWaiters()}, also after an undo for
+ * too few replica acknowledgements, {@link #wakingAfterUndo}); one that failed and may
+ * still run makes its own messages wake them for a lease
+ * ({@link #releaseUnsettled()}).</li>
+ * <li>An interrupt during a script call: {@link #interruptedDuring} clears it so that
+ * Redis can still be reached, and the attempt, which may have run, is undone,
+ * owner-checked ({@link #undo}); likewise the last attempt that got no answer within the
+ * wait time ({@link #unreachable}) and one followed by an interrupt in the retry pause.
+ * An interrupted release is sent once more ({@code release}). An interrupt while waiting
+ * ends an interruptible acquisition through {@code finish}; a non-interruptible one
+ * ({@code lock()}) waits on and restores the interrupt at its end.</li>
+ * <li>A stray undo or a late re-sent release: every acquisition has an owner id of its
+ * own ({@link DefaultRedisLockTemplate#ownerId}), so neither touches a later hold of the
+ * same thread.</li>
+ * <li>Loss found by a renewal vs by the release: a hold leaves the registry before its
+ * release is sent, and a renewal that found the lock gone reports only a hold still
+ * registered ({@code WatchdogRenewer.renewed}). {@link LockHold#markLost} is the one
+ * gate: only the first to find the loss (a renewal, the deadline check, the release's
+ * answer via {@link DefaultRedisLockTemplate#released}; the shutdown marks without
+ * reporting) logs it, counts it and sends its event. A holder that began to release is
+ * not interrupted ({@link LockHold#interruptHolder} and {@link LockHold#releasing()}
+ * share a monitor).</li>
+ * <li>Re-entry: counted in the hold, by its own thread only, never in Redis; refused once
+ * the hold is lost or past its deadline.</li>
+ * <li>Asynchronous completion vs cancellation: cancelling the future finishes the
+ * acquisition ({@code finish} runs once, by compare-and-set); a token that comes after is
+ * released at once, owner-checked ({@link #undoAsync}), and so is one whose completion
+ * loses to a cancel at that very moment. One level up, the template releases a hold
+ * handed over after its caller cancelled or was interrupted
+ * ({@link DefaultRedisLockTemplate#acquireAsync},
+ * {@link DefaultRedisLockTemplate#awaitHold}).</li>
+ * </ul>
  */
 abstract class AbstractRedisLock extends ThreadOwnedLock {
 

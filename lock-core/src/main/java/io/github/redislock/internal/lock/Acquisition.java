@@ -20,7 +20,7 @@ import org.springframework.util.Assert;
  * and is confined to, the calling thread. {@link #run()} moves it from
  * {@link State#TRYING} to {@link State#ACQUIRED} or {@link State#NOT_ACQUIRED}; leaving
  * it by an exception leaves it {@code TRYING}, which {@link #finish()} counts as an
- * error.
+ * error. The states, threads and races are described on {@link AbstractRedisLock}.
  */
 final class Acquisition {
 

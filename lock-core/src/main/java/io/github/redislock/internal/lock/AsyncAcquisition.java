@@ -16,8 +16,9 @@ import org.springframework.dao.DataAccessException;
  * One asynchronous acquisition of a lock ({@link AbstractRedisLock#acquireAsync}): the
  * same attempts, waits and retries as {@link Acquisition}, each step started by the
  * answer or wake-up before it, so no thread waits. Its {@link #result} is completed on
- * whichever thread moved it last (a Lettuce I/O thread, a timer); callers hand it on to
- * their own executor.
+ * whichever thread moved it last (a Lettuce I/O thread, a timer, a blocking-call thread);
+ * callers hand it on to their own executor. The states, threads and races it shares with
+ * {@link Acquisition} are described on {@link AbstractRedisLock}.
  */
 final class AsyncAcquisition {
 
