@@ -2,6 +2,7 @@ package io.github.redislock.core;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.Lock;
 
 import org.jspecify.annotations.Nullable;
@@ -107,5 +108,62 @@ public interface RedisLock extends Lock {
 	 * @return a lock of the same name whose holds are renewed at most that long
 	 */
 	RedisLock withMaxHold(Duration maxHold);
+
+	/**
+	 * Acquire the lock for a hold that no thread owns, without blocking a thread while
+	 * waiting: each attempt is an asynchronous call, and a waiting acquisition is moved
+	 * on by the lock's release. The hold belongs to the returned {@link LockHandle}: it
+	 * is not re-entrant (the calling thread does not hold the lock, and taking it again
+	 * waits like any other owner), and any thread may release it. The lock's bounds
+	 * ({@link #withHoldAtLeast}, {@link #withMaxHold}) apply to it.
+	 * @param waitTime how long to wait; {@link Duration#ZERO} for one attempt
+	 * @param leaseTime fixed lease after which the lock expires even while held, or
+	 * {@code null} for the default lease renewed by the watchdog
+	 * @return a future of the hold, or of empty when the wait time ran out; it completes
+	 * on one of the template's callback threads (never on a Redis client's I/O thread),
+	 * and fails with {@link LockAcquisitionException} when Redis could not be reached
+	 * within the wait time. Cancelling it gives the acquisition up: a hold that comes
+	 * after is released at once
+	 * @throws UnsupportedOperationException when the lock type takes no holds without a
+	 * thread (the default; RedLock)
+	 * @since 0.1.0
+	 */
+	default CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
+		throw new UnsupportedOperationException("Lock '" + getName() + "' (" + getClass().getName()
+				+ ") takes no holds without a thread; acquire it with tryLock on the thread that runs the work");
+	}
+
+	/**
+	 * Return this lock measured under a declared name: the template's
+	 * {@link LockObserver} (the starter's {@code redislock.*} meters) is told
+	 * {@code metricName} for acquisitions through the returned lock and their holds,
+	 * instead of the part of the lock name before its first {@code :}. With
+	 * {@code skipsWhenNotAcquired}, a wait that ends without the lock is told as
+	 * {@linkplain LockObserver#skipped skipped}, not as a time-out: for callers that skip
+	 * their work then, as annotated methods with {@code onFailure = SKIP} do.
+	 * <p>
+	 * The default returns this lock unchanged, for lock types that tell no observer.
+	 * @param metricName the name to measure under, never a per-call key
+	 * @param skipsWhenNotAcquired whether the caller skips its work when the lock is not
+	 * acquired within its wait time
+	 * @return a lock of the same name measured under {@code metricName}
+	 * @since 0.1.0
+	 */
+	default RedisLock withMetricName(String metricName, boolean skipsWhenNotAcquired) {
+		return this;
+	}
+
+	/**
+	 * Return the exception for this lock not acquired within {@code waitTime} by the
+	 * calling thread's last attempt, with the reason the lock type knows: how many
+	 * RedLock nodes granted it, or how many replicas confirmed it when too few did
+	 * ({@code redislock.min-replicas-acked}); otherwise that another owner holds it.
+	 * @param waitTime how long the caller waited
+	 * @return the exception to throw
+	 * @since 0.1.0
+	 */
+	default LockAcquisitionException acquisitionFailure(Duration waitTime) {
+		return new LockAcquisitionException(getName(), waitTime);
+	}
 
 }

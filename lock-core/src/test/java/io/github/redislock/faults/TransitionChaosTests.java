@@ -631,13 +631,13 @@ class TransitionChaosTests {
 			lock = lock.withHoldAtLeast(Duration.ofMillis(holdAtLeastMillis));
 		}
 		if (async) {
-			CompletableFuture<AsyncHold> acquisition = instance.acquireAsync(lock, wait, lease);
+			CompletableFuture<Optional<AsyncHold>> acquisition = instance.acquireAsync(lock, wait, lease);
 			if (interruptible) {
 				waiter.cancellable(acquisition);
 			}
 			AsyncHold hold;
 			try {
-				hold = acquisition.get(wait.toMillis() + 30_000, TimeUnit.MILLISECONDS);
+				hold = acquisition.get(wait.toMillis() + 30_000, TimeUnit.MILLISECONDS).orElse(null);
 			}
 			catch (InterruptedException ex) {
 				acquisition.cancel(false);
@@ -656,7 +656,7 @@ class TransitionChaosTests {
 			}
 			return new Held(hold.fencingToken(), hold::isHeld, () -> {
 				try {
-					hold.release().get(30, TimeUnit.SECONDS);
+					hold.releaseAsync().get(30, TimeUnit.SECONDS);
 				}
 				catch (ExecutionException ex) {
 					if (ex.getCause() instanceof RuntimeException runtime) {

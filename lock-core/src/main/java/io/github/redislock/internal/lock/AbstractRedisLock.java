@@ -1,11 +1,13 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.LockAcquisitionException;
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
 import io.github.redislock.support.Printable;
@@ -143,8 +145,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	/** Key that waiters wait on and release messages name. */
 	protected final String signalKey;
 
-	AbstractRedisLock(DefaultRedisLockTemplate template, String name, String key, String signalKey, HoldBounds bounds) {
-		super(name, key, bounds);
+	AbstractRedisLock(DefaultRedisLockTemplate template, String name, String key, String signalKey, HoldBounds bounds,
+			LockMetricNames.Tag metricTag) {
+		super(name, key, bounds, metricTag);
 		this.template = template;
 		this.signalKey = signalKey;
 	}
@@ -292,6 +295,25 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		AsyncAcquisition acquisition = new AsyncAcquisition(this, waitNanos, leaseTime);
 		acquisition.attempt();
 		return acquisition.result();
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public CompletableFuture<Optional<LockHandle>> tryAcquireAsync(Duration waitTime, @Nullable Duration leaseTime) {
+		// The acquisition's own future, so that cancelling it gives the acquisition up.
+		return (CompletableFuture<Optional<LockHandle>>) (CompletableFuture<?>) this.template.acquireAsync(this,
+				waitTime, leaseTime);
+	}
+
+	/**
+	 * Return the exception for this lock not acquired, with the replicas' shortfall when
+	 * too few confirmed the calling thread's last attempt.
+	 */
+	@Override
+	public LockAcquisitionException acquisitionFailure(Duration waitTime) {
+		String shortfall = this.template.commands().lastShortfall();
+		return (shortfall != null) ? new LockAcquisitionException(this.name, waitTime, shortfall)
+				: new LockAcquisitionException(this.name, waitTime);
 	}
 
 	/**

@@ -75,8 +75,8 @@ final class Acquisition {
 		this.interruptible = interruptible;
 		this.owner = this.lock.template.ownerId(threadId);
 		this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : this.lock.template.leaseMillis();
-		this.metricName = LockMetricNames.of(this.lock.name, this.lock.template.metricNames());
-		this.skipping = LockMetricNames.skipping();
+		this.metricName = LockMetricNames.of(this.lock.name, this.lock.metricTag, this.lock.template.metricNames());
+		this.skipping = this.lock.metricTag.skipping();
 		this.observer = this.lock.template.observer();
 		this.signals = this.lock.template.signals();
 	}

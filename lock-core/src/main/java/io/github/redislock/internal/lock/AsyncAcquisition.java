@@ -61,8 +61,8 @@ final class AsyncAcquisition {
 		this.holderId = template.asyncHolderId();
 		this.owner = template.ownerId(this.holderId);
 		this.leaseMillis = (leaseTime != null) ? leaseTime.toMillis() : template.leaseMillis();
-		this.metricName = LockMetricNames.of(this.lock.name, template.metricNames());
-		this.skipping = LockMetricNames.skipping();
+		this.metricName = LockMetricNames.of(this.lock.name, this.lock.metricTag, template.metricNames());
+		this.skipping = this.lock.metricTag.skipping();
 		this.observer = template.observer();
 		this.signals = template.signals();
 		// Cancelled by the caller: give up; an attempt under way is undone by its

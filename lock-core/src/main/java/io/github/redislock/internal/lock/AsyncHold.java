@@ -3,7 +3,9 @@ package io.github.redislock.internal.lock;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockLostException;
+import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
 import io.github.redislock.support.CurrentLock;
 import io.github.redislock.support.CurrentLocks;
@@ -11,11 +13,12 @@ import io.github.redislock.support.CurrentLocks;
 /**
  * A lock held by an asynchronous call (a {@code CompletionStage}, a {@code Mono} or a
  * {@code Flux}), not by a thread: renewed by the watchdog like any hold, released once,
- * from any thread.
+ * from any thread. The engine's {@link LockHandle}; a semaphore's are
+ * {@link AsyncPermit}s.
  *
  * @since 0.1.0
  */
-public final class AsyncHold implements CurrentLock {
+public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPermit {
 
 	private final AbstractRedisLock lock;
 
@@ -26,6 +29,13 @@ public final class AsyncHold implements CurrentLock {
 	AsyncHold(AbstractRedisLock lock, LockHold hold) {
 		this.lock = lock;
 		this.hold = hold;
+	}
+
+	/**
+	 * Return the handle of a hold of {@code lock}: a permit for a semaphore's.
+	 */
+	static AsyncHold of(AbstractRedisLock lock, LockHold hold) {
+		return (lock instanceof SemaphoreLock) ? new AsyncPermit(lock, hold) : new AsyncHold(lock, hold);
 	}
 
 	/**
@@ -43,6 +53,11 @@ public final class AsyncHold implements CurrentLock {
 	 */
 	@Override
 	public String lockName() {
+		return this.hold.name();
+	}
+
+	@Override
+	public String getName() {
 		return this.hold.name();
 	}
 
@@ -77,7 +92,8 @@ public final class AsyncHold implements CurrentLock {
 	 * {@link LockLostException} when the hold had been lost and
 	 * {@code redislock.on-lock-lost=throw}
 	 */
-	public CompletableFuture<@Nullable Void> release() {
+	@Override
+	public CompletableFuture<@Nullable Void> releaseAsync() {
 		if (!this.released.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -91,7 +107,8 @@ public final class AsyncHold implements CurrentLock {
 	 * @param action what to run
 	 * @return its result
 	 */
-	public <T> T runInContext(java.util.function.Supplier<T> action) {
+	@Override
+	public <T extends @Nullable Object> T runInContext(java.util.function.Supplier<T> action) {
 		CurrentLocks.entered(this.hold);
 		try {
 			return action.get();
@@ -103,7 +120,8 @@ public final class AsyncHold implements CurrentLock {
 
 	@Override
 	public String toString() {
-		return "AsyncHold '" + this.hold.name() + "' (fencing token " + this.hold.token() + ")";
+		return getClass().getSimpleName() + " '" + Printable.of(this.hold.name()) + "' (fencing token "
+				+ this.hold.token() + ")";
 	}
 
 }

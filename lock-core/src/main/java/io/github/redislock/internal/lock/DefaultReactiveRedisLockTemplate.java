@@ -1,7 +1,6 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
-import java.util.Optional;
 import java.util.function.Function;
 
 import io.github.redislock.core.ReactiveLockContext;
@@ -48,15 +47,12 @@ public final class DefaultReactiveRedisLockTemplate implements ReactiveRedisLock
 	}
 
 	private static Mono<@Nullable Void> release(AsyncHold hold) {
-		return Mono.fromFuture(hold::release);
+		return Mono.fromFuture(hold::releaseAsync);
 	}
 
 	private Mono<AsyncHold> hold(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime) {
 		return Mono.fromFuture(() -> this.template.acquireAsync(lock, waitTime, leaseTime), false)
-			.map(Optional::of)
-			.defaultIfEmpty(Optional.empty())
-			.flatMap((hold) -> hold.map(Mono::just)
-				.orElseGet(() -> Mono.error(DefaultRedisLockTemplate.notAcquired(lock, waitTime))));
+			.flatMap((hold) -> hold.map(Mono::just).orElseGet(() -> Mono.error(lock.acquisitionFailure(waitTime))));
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -184,7 +185,8 @@ public class DefaultRedisLockTemplate
 
 	@Override
 	public RedisLock getLock(String name) {
-		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
+		return new ExclusiveRedisLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()),
+				LockMetricNames.Tag.DERIVED);
 	}
 
 	@Override
@@ -207,7 +209,7 @@ public class DefaultRedisLockTemplate
 			LockCallback<T> action) {
 		Assert.notNull(action, "'action' must not be null");
 		if (!lock.tryLock(waitTime, leaseTime)) {
-			throw notAcquired(lock, waitTime);
+			throw lock.acquisitionFailure(waitTime);
 		}
 		T result;
 		try {
@@ -228,20 +230,25 @@ public class DefaultRedisLockTemplate
 
 	/**
 	 * Acquire a lock for an asynchronous hold without blocking a thread (see
-	 * {@link #executeAsync}).
-	 * @param lock a lock of this template (exclusive, or a side of a read-write lock)
+	 * {@link RedisLock#tryAcquireAsync}).
+	 * @param lock a lock of this template (exclusive, a side of a read-write lock, or a
+	 * semaphore's: see {@link #semaphoreLock})
 	 * @param waitTime how long to wait
 	 * @param leaseTime the fixed lease, or {@code null} for a watchdog-renewed one
-	 * @return a future of the hold, or of {@code null} when the wait time ran out; it
-	 * completes on one of this template's callback threads; cancelling it gives up
+	 * @return a future of the hold (an {@link AsyncPermit} for a semaphore's lock), or of
+	 * empty when the wait time ran out; it completes on one of this template's callback
+	 * threads; cancelling it gives up
 	 */
-	public CompletableFuture<@Nullable AsyncHold> acquireAsync(RedisLock lock, Duration waitTime,
+	public CompletableFuture<Optional<AsyncHold>> acquireAsync(RedisLock lock, Duration waitTime,
 			@Nullable Duration leaseTime) {
 		if (!(lock instanceof AbstractRedisLock redisLock) || redisLock.template != this) {
 			throw new IllegalArgumentException("Not a lock of this template: " + lock);
 		}
+		Assert.notNull(waitTime, "'waitTime' must not be null");
+		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
 		CompletableFuture<@Nullable LockHold> acquisition = redisLock.acquireAsync(waitTime.toNanos(), leaseTime);
-		CompletableFuture<@Nullable AsyncHold> result = new CompletableFuture<>();
+		CompletableFuture<Optional<AsyncHold>> result = new CompletableFuture<>();
 		// The caller's continuation runs on a callback thread, never on Lettuce's I/O
 		// thread or a timer.
 		acquisition.whenComplete((hold, failure) -> callbacks().execute(() -> {
@@ -249,10 +256,10 @@ public class DefaultRedisLockTemplate
 				result.completeExceptionally(failure);
 				return;
 			}
-			AsyncHold asyncHold = (hold != null) ? new AsyncHold(redisLock, hold) : null;
-			if (!result.complete(asyncHold) && asyncHold != null) {
+			AsyncHold asyncHold = (hold != null) ? AsyncHold.of(redisLock, hold) : null;
+			if (!result.complete(Optional.ofNullable(asyncHold)) && asyncHold != null) {
 				// Cancelled meanwhile: nobody will use it.
-				asyncHold.release();
+				asyncHold.releaseAsync();
 			}
 		}));
 		result.whenComplete((hold, failure) -> {
@@ -267,14 +274,13 @@ public class DefaultRedisLockTemplate
 	 * Wait on the calling thread for an asynchronous acquisition ({@link #acquireAsync}).
 	 * An interrupt gives the acquisition up: it is cancelled, and a hold that came at
 	 * that very moment is released, so that nothing is taken for a caller that left. The
-	 * one way the blocking callers of asynchronous holds (semaphore permits, and
-	 * {@code @DistributedSemaphore} on a method with a plain result) wait.
+	 * one way the blocking callers of asynchronous holds (semaphore permits) wait.
 	 * @param acquisition the acquisition
-	 * @return the hold, or {@code null} when the wait time ran out
+	 * @return the hold, or empty when the wait time ran out
 	 * @throws InterruptedException when the calling thread was interrupted (the
 	 * acquisition is then given up)
 	 */
-	public static @Nullable AsyncHold awaitHold(CompletableFuture<@Nullable AsyncHold> acquisition)
+	static Optional<AsyncHold> awaitHold(CompletableFuture<Optional<AsyncHold>> acquisition)
 			throws InterruptedException {
 		try {
 			return acquisition.get();
@@ -282,10 +288,7 @@ public class DefaultRedisLockTemplate
 		catch (InterruptedException ex) {
 			if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
 				// Completed before the cancel: the hold goes back at once.
-				AsyncHold hold = acquisition.getNow(null);
-				if (hold != null) {
-					hold.release();
-				}
+				acquisition.getNow(Optional.empty()).ifPresent(AsyncHold::releaseAsync);
 			}
 			throw ex;
 		}
@@ -308,7 +311,7 @@ public class DefaultRedisLockTemplate
 					"Semaphore '" + Printable.of(name) + "' needs at least 1 permit, not " + permits);
 		}
 		return new DefaultRedisSemaphore(this, new SemaphoreLock(this, name, this.keys.semaphoreKeys(name), permits,
-				HoldBounds.of(this.settings.maxHold())));
+				HoldBounds.of(this.settings.maxHold()), LockMetricNames.Tag.DERIVED));
 	}
 
 	/**
@@ -329,10 +332,10 @@ public class DefaultRedisLockTemplate
 			Supplier<? extends CompletionStage<T>> action) {
 		RedisLock lock = getLock(name);
 		return acquireAsync(lock, waitTime, leaseTime).thenCompose((hold) -> {
-			if (hold == null) {
-				throw notAcquired(lock, waitTime);
+			if (hold.isEmpty()) {
+				throw lock.acquisitionFailure(waitTime);
 			}
-			return whileHeld(hold, action);
+			return whileHeld(hold.get(), action);
 		});
 	}
 
@@ -345,7 +348,7 @@ public class DefaultRedisLockTemplate
 	 * {@link io.github.redislock.core.LockContext}
 	 * @return the work's result
 	 */
-	public static <T> CompletableFuture<T> whileHeld(AsyncHold hold, Supplier<? extends CompletionStage<T>> action) {
+	static <T> CompletableFuture<T> whileHeld(AsyncHold hold, Supplier<? extends CompletionStage<T>> action) {
 		CompletionStage<T> work;
 		try {
 			work = hold.runInContext(action);
@@ -355,14 +358,14 @@ public class DefaultRedisLockTemplate
 			}
 		}
 		catch (RuntimeException ex) {
-			return hold.release().handle((released, releaseFailure) -> {
+			return hold.releaseAsync().handle((released, releaseFailure) -> {
 				if (releaseFailure != null) {
 					ex.addSuppressed(releaseFailure);
 				}
 				throw ex;
 			});
 		}
-		return afterRelease(work, hold::release);
+		return afterRelease(work, hold::releaseAsync);
 	}
 
 	/**
@@ -420,30 +423,12 @@ public class DefaultRedisLockTemplate
 	}
 
 	/**
-	 * Return the exception for a lock not acquired within its wait time, with the reason
-	 * the lock type knows (for RedLock: how many nodes granted it; with replica
-	 * acknowledgement: how many replicas confirmed the last attempt, when too few did).
-	 * @param lock the lock
-	 * @param waitTime how long the caller waited
-	 * @return the exception to throw
-	 */
-	public static LockAcquisitionException notAcquired(RedisLock lock, Duration waitTime) {
-		if (lock instanceof RedLock redLock) {
-			return redLock.acquisitionFailure(waitTime);
-		}
-		String shortfall = (lock instanceof AbstractRedisLock redisLock) ? redisLock.template.commands().lastShortfall()
-				: null;
-		return (shortfall != null) ? new LockAcquisitionException(lock.getName(), waitTime, shortfall)
-				: new LockAcquisitionException(lock.getName(), waitTime);
-	}
-
-	/**
 	 * Release after the work failed: the work's failure is what the caller sees, a
 	 * failing release is attached to it.
 	 * @param lock the lock held by the current thread
 	 * @param failure what the work threw
 	 */
-	public static void unlockAfterFailure(RedisLock lock, Throwable failure) {
+	static void unlockAfterFailure(RedisLock lock, Throwable failure) {
 		try {
 			lock.unlock();
 		}

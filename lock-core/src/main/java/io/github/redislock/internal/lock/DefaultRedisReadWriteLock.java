@@ -36,8 +36,8 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 	private final WriteSide writeLock;
 
 	DefaultRedisReadWriteLock(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
-		this.readLock = new ReadSide(template, name, keys, bounds);
-		this.writeLock = new WriteSide(template, name, keys, bounds);
+		this.readLock = new ReadSide(template, name, keys, bounds, LockMetricNames.Tag.DERIVED);
+		this.writeLock = new WriteSide(template, name, keys, bounds, LockMetricNames.Tag.DERIVED);
 	}
 
 	@Override
@@ -57,14 +57,15 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 		private final ReadWriteKeys keys;
 
-		ReadSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
-			super(template, name, keys.readers(), keys.write(), bounds);
+		ReadSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds,
+				LockMetricNames.Tag metricTag) {
+			super(template, name, keys.readers(), keys.write(), bounds, metricTag);
 			this.keys = keys;
 		}
 
 		@Override
-		ReadSide withBounds(HoldBounds bounds) {
-			return new ReadSide(this.template, this.name, this.keys, bounds);
+		ReadSide copy(HoldBounds bounds, LockMetricNames.Tag metricTag) {
+			return new ReadSide(this.template, this.name, this.keys, bounds, metricTag);
 		}
 
 		@Override
@@ -117,14 +118,15 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 
 		private final ReadWriteKeys keys;
 
-		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds) {
-			super(template, name, keys.write(), keys.write(), bounds);
+		WriteSide(DefaultRedisLockTemplate template, String name, ReadWriteKeys keys, HoldBounds bounds,
+				LockMetricNames.Tag metricTag) {
+			super(template, name, keys.write(), keys.write(), bounds, metricTag);
 			this.keys = keys;
 		}
 
 		@Override
-		WriteSide withBounds(HoldBounds bounds) {
-			return new WriteSide(this.template, this.name, this.keys, bounds);
+		WriteSide copy(HoldBounds bounds, LockMetricNames.Tag metricTag) {
+			return new WriteSide(this.template, this.name, this.keys, bounds, metricTag);
 		}
 
 		@Override

@@ -3,7 +3,6 @@ package io.github.redislock.internal.lock;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
@@ -12,7 +11,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link RedisSemaphore} on the engine's asynchronous holds: a blocking
  * {@link #tryAcquire} waits for the asynchronous acquisition, so a waiting permit costs
- * no thread beyond the caller's own.
+ * no thread beyond the caller's own. Its permits are {@link AsyncPermit}s.
  */
 final class DefaultRedisSemaphore implements RedisSemaphore {
 
@@ -31,14 +30,30 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 
 	@Override
 	public Optional<SemaphorePermit> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
-		CompletableFuture<@Nullable AsyncHold> acquisition = this.template.acquireAsync(this.lock, waitTime, leaseTime);
 		try {
-			return Optional.ofNullable(DefaultRedisLockTemplate.awaitHold(acquisition)).map(Permit::new);
+			return DefaultRedisLockTemplate.awaitHold(this.template.acquireAsync(this.lock, waitTime, leaseTime))
+				.map(SemaphorePermit.class::cast);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			return Optional.empty();
 		}
+	}
+
+	@Override
+	@SuppressWarnings("unchecked")
+	public CompletableFuture<Optional<SemaphorePermit>> tryAcquireAsync(Duration waitTime,
+			@Nullable Duration leaseTime) {
+		// The acquisition's own future, so that cancelling it gives the acquisition up;
+		// the holds of a semaphore's lock are permits (AsyncHold.of).
+		return (CompletableFuture<Optional<SemaphorePermit>>) (CompletableFuture<?>) this.template
+			.acquireAsync(this.lock, waitTime, leaseTime);
+	}
+
+	@Override
+	public RedisSemaphore withMetricName(String metricName, boolean skipsWhenNotAcquired) {
+		return new DefaultRedisSemaphore(this.template,
+				this.lock.copy(this.lock.bounds, LockMetricNames.Tag.declared(metricName, skipsWhenNotAcquired)));
 	}
 
 	@Override
@@ -59,44 +74,6 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 	@Override
 	public String toString() {
 		return "RedisSemaphore '" + this.lock.getName() + "' (" + this.lock.permits() + " permits)";
-	}
-
-	/**
-	 * A permit: an asynchronous hold given back by {@link #close()}.
-	 */
-	private static final class Permit implements SemaphorePermit {
-
-		private final AsyncHold hold;
-
-		Permit(AsyncHold hold) {
-			this.hold = hold;
-		}
-
-		@Override
-		public void close() {
-			try {
-				this.hold.release().join();
-			}
-			catch (CompletionException ex) {
-				throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
-			}
-		}
-
-		@Override
-		public boolean isHeld() {
-			return this.hold.isHeld();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.hold.fencingToken();
-		}
-
-		@Override
-		public String toString() {
-			return "SemaphorePermit of '" + this.hold.lockName() + "' (token " + this.hold.fencingToken() + ")";
-		}
-
 	}
 
 }

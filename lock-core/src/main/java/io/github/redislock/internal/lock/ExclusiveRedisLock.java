@@ -12,13 +12,14 @@ import io.github.redislock.core.LockKind;
  */
 final class ExclusiveRedisLock extends AbstractRedisLock {
 
-	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key, HoldBounds bounds) {
-		super(template, name, key, key, bounds);
+	ExclusiveRedisLock(DefaultRedisLockTemplate template, String name, String key, HoldBounds bounds,
+			LockMetricNames.Tag metricTag) {
+		super(template, name, key, key, bounds, metricTag);
 	}
 
 	@Override
-	ExclusiveRedisLock withBounds(HoldBounds bounds) {
-		return new ExclusiveRedisLock(this.template, this.name, this.key, bounds);
+	ExclusiveRedisLock copy(HoldBounds bounds, LockMetricNames.Tag metricTag) {
+		return new ExclusiveRedisLock(this.template, this.name, this.key, bounds, metricTag);
 	}
 
 	@Override

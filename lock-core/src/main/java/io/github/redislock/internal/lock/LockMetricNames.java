@@ -3,90 +3,52 @@ package io.github.redislock.internal.lock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.util.Assert;
+
 /**
- * The declared name under which locks taken by the current call are measured: set by the
- * annotation advice around its acquisition; otherwise derived from the lock name.
+ * The name under which a lock's acquisitions and holds are measured: the declared name
+ * given by {@link io.github.redislock.core.RedisLock#withMetricName} (what the
+ * annotations give), otherwise derived from the lock name.
  *
  * @since 0.1.0
  */
-public final class LockMetricNames {
-
-	private static final ThreadLocal<@Nullable String> DECLARED = new ThreadLocal<>();
-
-	/**
-	 * Set while an annotated call that skips its work when the lock is taken acquires.
-	 */
-	private static final ThreadLocal<@Nullable Boolean> SKIPPING = new ThreadLocal<>();
+final class LockMetricNames {
 
 	private LockMetricNames() {
 	}
 
 	/**
-	 * Run {@code action} with locks it acquires measured under {@code declaredName}.
-	 * @param <T> the result type
-	 * @param declaredName the annotation's lock name
-	 * @param action what acquires the lock
-	 * @return the action's result
-	 */
-	public static <T> T with(String declaredName, Supplier<T> action) {
-		return with(declaredName, false, action);
-	}
-
-	/**
-	 * Run {@code action} with locks it acquires measured under {@code declaredName}, and
-	 * a wait that ends without the lock counted as skipped when {@code skipping} (the
-	 * call skips its work then).
-	 * @param <T> the result type
-	 * @param declaredName the annotation's lock name
+	 * How the acquisitions through one lock object are measured.
+	 *
+	 * @param declaredName the name to measure under, or {@code null} to derive it from
+	 * the lock name
 	 * @param skipping whether the caller skips its work when the lock is not acquired
-	 * @param action what acquires the lock
-	 * @return the action's result
+	 * (then that is counted as skipped, not as a time-out)
 	 */
-	public static <T> T with(String declaredName, boolean skipping, Supplier<T> action) {
-		String previous = DECLARED.get();
-		Boolean previousSkipping = SKIPPING.get();
-		DECLARED.set(declaredName);
-		SKIPPING.set(skipping);
-		try {
-			return action.get();
+	record Tag(@Nullable String declaredName, boolean skipping) {
+
+		/** Measured under the name derived from the lock name. */
+		static final Tag DERIVED = new Tag(null, false);
+
+		static Tag declared(String declaredName, boolean skipping) {
+			Assert.hasText(declaredName, "'metricName' must not be empty");
+			return new Tag(declaredName, skipping);
 		}
-		finally {
-			if (previous != null) {
-				DECLARED.set(previous);
-			}
-			else {
-				DECLARED.remove();
-			}
-			if (previousSkipping != null) {
-				SKIPPING.set(previousSkipping);
-			}
-			else {
-				SKIPPING.remove();
-			}
-		}
+
 	}
 
 	/**
-	 * Return whether the lock being acquired now is acquired for a call that skips its
-	 * work when it is not.
-	 */
-	static boolean skipping() {
-		return Boolean.TRUE.equals(SKIPPING.get());
-	}
-
-	/**
-	 * Return the metric name for a lock being acquired now: the declared name inside an
-	 * annotated call, else the part of the lock name before its first {@code :} (the
+	 * Return the metric name for a lock being acquired now: the declared name when the
+	 * lock object has one, else the part of the lock name before its first {@code :} (the
 	 * whole name when it has none), among at most {@value #MAX_DERIVED} distinct names
 	 * per template; beyond those, {@value #OTHER}.
 	 */
-	static String of(String lockName, Derived derived) {
-		String declared = DECLARED.get();
+	static String of(String lockName, Tag tag, Derived derived) {
+		String declared = tag.declaredName();
 		if (declared != null) {
 			return declared;
 		}

@@ -31,13 +31,18 @@ final class RedLock extends ThreadOwnedLock {
 	private final RedLockTemplate template;
 
 	RedLock(RedLockTemplate template, String name, String key, HoldBounds bounds) {
-		super(name, key, bounds);
+		this(template, name, key, bounds, LockMetricNames.Tag.DERIVED);
+	}
+
+	private RedLock(RedLockTemplate template, String name, String key, HoldBounds bounds,
+			LockMetricNames.Tag metricTag) {
+		super(name, key, bounds, metricTag);
 		this.template = template;
 	}
 
 	@Override
-	RedLock withBounds(HoldBounds bounds) {
-		return new RedLock(this.template, this.name, this.key, bounds);
+	RedLock copy(HoldBounds bounds, LockMetricNames.Tag metricTag) {
+		return new RedLock(this.template, this.name, this.key, bounds, metricTag);
 	}
 
 	@Override
@@ -51,8 +56,8 @@ final class RedLock extends ThreadOwnedLock {
 		long lease = (leaseTime != null) ? leaseTime.toMillis() : this.template.settings().leaseTime().toMillis();
 		RedLockSettings redlock = this.template.redlock();
 		int quorum = this.template.getQuorum();
-		String metricName = LockMetricNames.of(this.name, this.template.losses().metricNames());
-		boolean skipping = LockMetricNames.skipping();
+		String metricName = LockMetricNames.of(this.name, this.metricTag, this.template.losses().metricNames());
+		boolean skipping = this.metricTag.skipping();
 		LockObserver observer = this.template.losses().observer();
 		long start = System.nanoTime();
 		while (true) {
@@ -134,7 +139,8 @@ final class RedLock extends ThreadOwnedLock {
 		releaseLast(hold);
 	}
 
-	LockAcquisitionException acquisitionFailure(Duration waitTime) {
+	@Override
+	public LockAcquisitionException acquisitionFailure(Duration waitTime) {
 		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
 				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");
 	}

@@ -20,8 +20,8 @@ final class SemaphoreLock extends AbstractRedisLock {
 	private final int permits;
 
 	SemaphoreLock(DefaultRedisLockTemplate template, String name, LockKeys.SemaphoreKeys keys, int permits,
-			HoldBounds bounds) {
-		super(template, name, keys.permits(), keys.permits(), bounds);
+			HoldBounds bounds, LockMetricNames.Tag metricTag) {
+		super(template, name, keys.permits(), keys.permits(), bounds, metricTag);
 		this.keys = keys;
 		this.permits = permits;
 	}
@@ -31,8 +31,8 @@ final class SemaphoreLock extends AbstractRedisLock {
 	}
 
 	@Override
-	SemaphoreLock withBounds(HoldBounds bounds) {
-		return new SemaphoreLock(this.template, this.name, this.keys, this.permits, bounds);
+	SemaphoreLock copy(HoldBounds bounds, LockMetricNames.Tag metricTag) {
+		return new SemaphoreLock(this.template, this.name, this.keys, this.permits, bounds, metricTag);
 	}
 
 	@Override

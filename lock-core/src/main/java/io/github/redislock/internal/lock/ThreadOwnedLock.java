@@ -26,29 +26,39 @@ abstract class ThreadOwnedLock implements RedisLock {
 	/** What holds taken through this lock object keep at least and at most. */
 	protected final HoldBounds bounds;
 
-	ThreadOwnedLock(String name, String key, HoldBounds bounds) {
+	/** How acquisitions through this lock object are measured. */
+	protected final LockMetricNames.Tag metricTag;
+
+	ThreadOwnedLock(String name, String key, HoldBounds bounds, LockMetricNames.Tag metricTag) {
 		this.name = name;
 		this.key = key;
 		this.bounds = bounds;
+		this.metricTag = metricTag;
 	}
 
 	/**
-	 * Return a lock object of the same lock whose holds have other bounds.
+	 * Return a lock object of the same lock whose holds have other bounds and are
+	 * measured as {@code metricTag} says.
 	 */
-	abstract ThreadOwnedLock withBounds(HoldBounds bounds);
+	abstract ThreadOwnedLock copy(HoldBounds bounds, LockMetricNames.Tag metricTag);
 
 	@Override
 	public RedisLock withHoldAtLeast(Duration holdAtLeast) {
 		Assert.notNull(holdAtLeast, "'holdAtLeast' must not be null");
 		Assert.isTrue(!holdAtLeast.isNegative(), "'holdAtLeast' must not be negative");
-		return withBounds(this.bounds.withHoldAtLeast(holdAtLeast.toMillis()));
+		return copy(this.bounds.withHoldAtLeast(holdAtLeast.toMillis()), this.metricTag);
 	}
 
 	@Override
 	public RedisLock withMaxHold(Duration maxHold) {
 		Assert.notNull(maxHold, "'maxHold' must not be null");
 		Assert.isTrue(!maxHold.isNegative(), "'maxHold' must not be negative");
-		return withBounds(this.bounds.withMaxHold(maxHold.toMillis()));
+		return copy(this.bounds.withMaxHold(maxHold.toMillis()), this.metricTag);
+	}
+
+	@Override
+	public RedisLock withMetricName(String metricName, boolean skipsWhenNotAcquired) {
+		return copy(this.bounds, LockMetricNames.Tag.declared(metricName, skipsWhenNotAcquired));
 	}
 
 	/**

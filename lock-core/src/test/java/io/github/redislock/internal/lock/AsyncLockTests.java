@@ -3,6 +3,7 @@ package io.github.redislock.internal.lock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -11,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockLostEvent;
 import io.github.redislock.core.ReactiveLockContext;
 import io.github.redislock.core.RedisLock;
@@ -134,7 +136,7 @@ class AsyncLockTests {
 		assertThat(write.tryLock(Duration.ZERO, null)).isTrue();
 		try {
 			RedisLock waitingWrite = waiterTemplate.getReadWriteLock(this.name).writeLock();
-			CompletableFuture<AsyncHold> waiting = waiterTemplate.acquireAsync(waitingWrite, Duration.ofSeconds(30),
+			CompletableFuture<Optional<LockHandle>> waiting = waitingWrite.tryAcquireAsync(Duration.ofSeconds(30),
 					null);
 			String queuedKey = "redislock:{" + this.name + "}:queued";
 			await().atMost(Duration.ofSeconds(5)).until(() -> raw().hasKey(queuedKey));
@@ -184,8 +186,8 @@ class AsyncLockTests {
 	void anAsynchronousHoldKeepsItsHoldAtLeastAfterRelease() throws Exception {
 		DefaultRedisLockTemplate template = this.templates.create();
 		RedisLock lock = template.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(2));
-		AsyncHold hold = template.acquireAsync(lock, Duration.ZERO, null).get(10, TimeUnit.SECONDS);
-		hold.release().get(10, TimeUnit.SECONDS);
+		LockHandle hold = lock.tryAcquireAsync(Duration.ZERO, null).get(10, TimeUnit.SECONDS).orElseThrow();
+		hold.releaseAsync().get(10, TimeUnit.SECONDS);
 		assertThat(raw().hasKey(lockKey())).as("kept for what remains of holdAtLeast").isTrue();
 		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 2000L);
 		assertThat(template.getActiveHoldCount()).isZero();

@@ -4,8 +4,8 @@ import java.lang.reflect.Method;
 import java.util.Optional;
 
 import io.github.redislock.annotation.OnLockFailure;
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.ReactiveLockContext;
-import io.github.redislock.internal.lock.AsyncHold;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -22,13 +22,11 @@ final class ReactiveLockCalls {
 	private ReactiveLockCalls() {
 	}
 
-	static Object invoke(AsyncLockCall call) {
+	static Object invoke(LockCall call) {
 		// Cancelled at the very moment the hold came: Reactor discards it, and it goes
 		// back.
-		Mono<Optional<AsyncHold>> hold = Mono.fromFuture(call::acquire, false)
-			.doOnDiscard(AsyncHold.class, AsyncHold::release)
-			.map(Optional::of)
-			.defaultIfEmpty(Optional.empty());
+		Mono<Optional<LockHandle>> hold = Mono.fromFuture(call::acquire, false)
+			.doOnDiscard(Optional.class, ReactiveLockCalls::releaseDiscarded);
 		if (call.operation().returnKind() == ReturnKind.MONO) {
 			return hold.flatMap((acquired) -> acquired.isPresent() ? mono(call, acquired.get())
 					: Mono.from(notAcquired(call, Mono.empty())));
@@ -37,44 +35,49 @@ final class ReactiveLockCalls {
 				: Flux.from(notAcquired(call, Flux.empty())));
 	}
 
-	private static Mono<@Nullable Object> mono(AsyncLockCall call, AsyncHold hold) {
-		Observation observation = call.startHold();
-		return Mono
-			.usingWhen(Mono.just(hold), (held) -> Mono.from(body(call, held, Mono.class)),
-					(held) -> release(held, observation, null), (held, failure) -> release(held, observation, failure),
-					(held) -> release(held, observation, null))
-			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, hold));
+	private static void releaseDiscarded(Optional<?> discarded) {
+		discarded.ifPresent((handle) -> ((LockHandle) handle).releaseAsync());
 	}
 
-	private static Flux<@Nullable Object> flux(AsyncLockCall call, AsyncHold hold) {
+	private static Mono<@Nullable Object> mono(LockCall call, LockHandle handle) {
 		Observation observation = call.startHold();
-		return Flux
-			.usingWhen(Mono.just(hold), (held) -> Flux.from(body(call, held, Flux.class)),
+		return Mono
+			.usingWhen(Mono.just(handle), (held) -> Mono.from(body(call, held, Mono.class)),
 					(held) -> release(held, observation, null), (held, failure) -> release(held, observation, failure),
 					(held) -> release(held, observation, null))
-			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, hold));
+			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, handle));
+	}
+
+	private static Flux<@Nullable Object> flux(LockCall call, LockHandle handle) {
+		Observation observation = call.startHold();
+		return Flux
+			.usingWhen(Mono.just(handle), (held) -> Flux.from(body(call, held, Flux.class)),
+					(held) -> release(held, observation, null), (held, failure) -> release(held, observation, failure),
+					(held) -> release(held, observation, null))
+			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, handle));
 	}
 
 	@SuppressWarnings("unchecked")
-	private static org.reactivestreams.Publisher<@Nullable Object> body(AsyncLockCall call, AsyncHold hold,
+	private static org.reactivestreams.Publisher<@Nullable Object> body(LockCall call, LockHandle handle,
 			Class<?> type) {
-		Object publisher = call.proceed(hold);
+		Object publisher = call.proceed(handle);
 		if (publisher == null) {
 			return (type == Mono.class) ? Mono.empty() : Flux.empty();
 		}
 		return (org.reactivestreams.Publisher<@Nullable Object>) publisher;
 	}
 
-	private static Mono<@Nullable Void> release(AsyncHold hold, Observation observation, @Nullable Throwable failure) {
+	private static Mono<@Nullable Void> release(LockHandle handle, Observation observation,
+			@Nullable Throwable failure) {
 		if (failure != null) {
 			observation.error(failure);
 		}
 		observation.stop();
-		return Mono.fromFuture(hold::release);
+		return Mono.fromFuture(handle::releaseAsync);
 	}
 
 	@SuppressWarnings("unchecked")
-	private static org.reactivestreams.Publisher<@Nullable Object> notAcquired(AsyncLockCall call,
+	private static org.reactivestreams.Publisher<@Nullable Object> notAcquired(LockCall call,
 			org.reactivestreams.Publisher<@Nullable Object> skipped) {
 		Method fallback = call.operation().fallback();
 		if (fallback != null) {
@@ -84,7 +87,7 @@ final class ReactiveLockCalls {
 		if (call.operation().onFailure() == OnLockFailure.SKIP) {
 			return skipped;
 		}
-		return Mono.error(call.notAcquired());
+		return Mono.error(call.notAcquiredException());
 	}
 
 }

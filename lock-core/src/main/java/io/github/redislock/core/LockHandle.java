@@ -1,0 +1,85 @@
+package io.github.redislock.core;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A hold of a lock that no thread owns: taken without blocking a thread
+ * ({@link RedisLock#tryAcquireAsync}, {@link RedisSemaphore#tryAcquireAsync}), renewed by
+ * the watchdog like any hold (unless taken with a fixed lease), and released once, from
+ * any thread. What the annotations hold while the {@code CompletionStage}, {@code Mono}
+ * or {@code Flux} of a method is under way. <pre class="code">
+ * lock.tryAcquireAsync(Duration.ofSeconds(3), null).thenAccept((handle) -&gt; handle.ifPresent(
+ *         (held) -&gt; export(held.fencingToken()).whenComplete((done, failure) -&gt; held.releaseAsync())));
+ * </pre>
+ * <p>
+ * A handle is not re-entrant: the same lock taken again, by any thread or handle, waits
+ * like any other owner.
+ *
+ * @since 0.1.0
+ */
+public interface LockHandle {
+
+	/**
+	 * Return the full name of the held lock (for a permit: of its semaphore).
+	 * @return the lock name
+	 */
+	String getName();
+
+	/**
+	 * Return the hold's fencing token: strictly increasing per lock name across all
+	 * holders.
+	 * @return the fencing token
+	 */
+	long fencingToken();
+
+	/**
+	 * Return whether the lock is still held: {@code false} once released or known lost (a
+	 * renewal found it gone, or its lease ran out first).
+	 * @return whether it is held
+	 */
+	boolean isHeld();
+
+	/**
+	 * Release the lock without blocking; later calls do nothing. With a minimum hold
+	 * ({@link RedisLock#withHoldAtLeast}), the lock stays taken for what remains of it.
+	 * @return a future that completes once Redis has answered; it fails with
+	 * {@link LockLostException} when the hold had been lost (unless
+	 * {@code redislock.on-lock-lost=log})
+	 */
+	CompletableFuture<@Nullable Void> releaseAsync();
+
+	/**
+	 * Release the lock, waiting for Redis to answer; later calls do nothing.
+	 * @throws LockLostException when the hold had been lost (unless
+	 * {@code redislock.on-lock-lost=log})
+	 */
+	default void release() {
+		try {
+			releaseAsync().join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
+	}
+
+	/**
+	 * Run {@code action} on the calling thread with this hold as the innermost lock that
+	 * {@link LockContext} describes, so that code written for annotated methods
+	 * ({@code LockContext.fencingToken()}) works inside it too. The hold stays this
+	 * handle's: nothing is released when the action returns.
+	 * <p>
+	 * The default runs the action as it is, for holds that {@code LockContext} cannot
+	 * describe (those of a template that is not the starter's).
+	 * @param <T> the action's result type
+	 * @param action what to run
+	 * @return the action's result
+	 */
+	default <T extends @Nullable Object> T runInContext(Supplier<T> action) {
+		return action.get();
+	}
+
+}
