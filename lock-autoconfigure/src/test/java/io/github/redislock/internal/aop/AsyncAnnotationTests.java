@@ -27,6 +27,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ReactiveTypeDescriptor;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +41,12 @@ import static org.awaitility.Awaitility.await;
  */
 @ExtendWith(RedisExtension.class)
 class AsyncAnnotationTests {
+
+	static {
+		ReactiveAdapterRegistry.getSharedInstance()
+			.registerReactiveType(ReactiveTypeDescriptor.singleOptionalValue(Deferred.class, Deferred::empty),
+					(deferred) -> ((Deferred<?>) deferred).mono(), (publisher) -> new Deferred<>(Mono.from(publisher)));
+	}
 
 	private final RedisServer redis;
 
@@ -117,6 +125,17 @@ class AsyncAnnotationTests {
 				.collectList()
 				.block(Duration.ofSeconds(10));
 			assertThat(whileEmitting).containsExactly(true, true, true);
+			assertThat(locked()).isFalse();
+		});
+	}
+
+	@Test
+	void aReactiveTypeOfSpringsAdapterRegistryHoldsTheLockFromSubscriptionToCompletion() {
+		this.runner.run((context) -> {
+			Reports reports = context.getBean(Reports.class);
+			Deferred<Boolean> deferred = reports.deferred(this.id);
+			assertThat(locked()).as("nothing happens before subscription").isFalse();
+			assertThat(deferred.mono().block(Duration.ofSeconds(10))).as("held inside").isTrue();
 			assertThat(locked()).isFalse();
 		});
 	}
@@ -225,9 +244,26 @@ class AsyncAnnotationTests {
 			return Flux.just(1, 2, 3).delayElements(Duration.ofMillis(20));
 		}
 
+		@DistributedLock(name = "reports", key = "#id", waitTime = "0")
+		public Deferred<Boolean> deferred(String id) {
+			return new Deferred<>(ReactiveLockContext.isHeld());
+		}
+
 		@WriteLock(name = "catalog", key = "#id", waitTime = "0")
 		public Mono<Boolean> rewrite(String id, java.util.function.Supplier<CompletableFuture<Boolean>> reader) {
 			return Mono.fromFuture(reader);
+		}
+
+	}
+
+	/**
+	 * A reactive type of the application's own, known to Spring's
+	 * {@code ReactiveAdapterRegistry} (as RxJava's, Mutiny's or Kotlin's are).
+	 */
+	record Deferred<T>(Mono<T> mono) {
+
+		static Deferred<?> empty() {
+			return new Deferred<>(Mono.empty());
 		}
 
 	}

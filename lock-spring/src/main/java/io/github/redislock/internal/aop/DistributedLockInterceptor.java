@@ -65,10 +65,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		RedisLockTemplate template = (operation.redlock() ? this.redLockTemplate : this.template).obtain();
 		LockCall call = new LockCall(operation, lockName, LockTarget.of(operation, template, lockName), invocation,
 				this.observations.obtain());
-		return switch (operation.returnKind()) {
+		return switch (operation.returnKind().form()) {
 			case SYNCHRONOUS -> call.synchronous();
 			case COMPLETION_STAGE -> call.completionStage();
-			default -> ReactiveLockCalls.invoke(call);
+			case REACTIVE -> ReactiveLockCalls.invoke(call);
 		};
 	}
 

@@ -159,13 +159,15 @@ public final class LockOperationSource {
 		if (returnKind == null) {
 			throw new InvalidLockDefinitionException(
 					description + ": returns " + returnType.getSimpleName()
-							+ ", a type the lock cannot follow (asynchronous, but not a CompletionStage, Mono or Flux),"
-							+ " so the lock would be released" + " before the asynchronous work finishes",
-					"Return CompletionStage or CompletableFuture (or Reactor's Mono or Flux), which the lock is"
-							+ " held until they complete, or return the result synchronously");
+							+ ", a type the lock cannot follow (asynchronous, but not a CompletionStage, Mono or Flux"
+							+ (ReturnKind.REACTOR_PRESENT ? "" : "; reactive types need Reactor on the class path")
+							+ "), so the lock would be released before the asynchronous work finishes",
+					"Return CompletionStage or CompletableFuture (or Reactor's Mono or Flux, or another concrete"
+							+ " reactive type that Spring's ReactiveAdapterRegistry adapts), which the lock is held"
+							+ " until they complete, or return the result synchronously");
 		}
 		boolean redlock = annotation.getValue("redlock", Boolean.class).orElse(false);
-		if (redlock && returnKind != ReturnKind.SYNCHRONOUS) {
+		if (redlock && returnKind.form() != ReturnKind.Form.SYNCHRONOUS) {
 			throw new InvalidLockDefinitionException(
 					description + ": redlock = true on a method returning " + returnType.getSimpleName()
 							+ ", but asynchronous holds are not available on RedLock in annotations",

@@ -8,14 +8,19 @@ import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.ReactiveLockContext;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.core.ReactiveAdapter;
+
 /**
- * Annotated methods returning Reactor's {@code Mono} or {@code Flux}: the lock is taken
- * on subscription (without blocking a thread) and released when the publisher completes,
- * fails or is cancelled; cancelling while waiting gives up. Loaded only when Reactor is
- * on the class path.
+ * Annotated methods returning a reactive type ({@code Mono}, {@code Flux}, or another
+ * that Spring's {@code ReactiveAdapterRegistry} adapts): the lock is taken on
+ * subscription (without blocking a thread) and released when the publisher completes,
+ * fails or is cancelled; cancelling while waiting gives up. Other types go through
+ * Reactor by their adapter, single-valued ones as a {@code Mono}, the others as a
+ * {@code Flux}. Loaded only when Reactor is on the class path.
  */
 final class ReactiveLockCalls {
 
@@ -23,48 +28,46 @@ final class ReactiveLockCalls {
 	}
 
 	static Object invoke(LockCall call) {
+		ReactiveAdapter adapter = call.operation().returnKind().adapter();
+		if (adapter == null) {
+			throw new IllegalStateException(call.operation().description() + " does not return a reactive type");
+		}
 		// Cancelled at the very moment the hold came: Reactor discards it, and it goes
 		// back.
-		Mono<Optional<LockHandle>> hold = Mono.fromFuture(call::acquire, false)
+		Mono<Optional<LockHandle>> acquisition = Mono.fromFuture(call::acquire, false)
 			.doOnDiscard(Optional.class, ReactiveLockCalls::releaseDiscarded);
-		if (call.operation().returnKind() == ReturnKind.MONO) {
-			return hold.flatMap((acquired) -> acquired.isPresent() ? mono(call, acquired.get())
-					: Mono.from(notAcquired(call, Mono.empty())));
+		if (!adapter.isMultiValue()) {
+			return adapter.fromPublisher(acquisition.flatMap((handle) -> handle.isPresent()
+					? mono(call, handle.get(), adapter) : Mono.from(notAcquired(call, adapter))));
 		}
-		return hold.flatMapMany((acquired) -> acquired.isPresent() ? flux(call, acquired.get())
-				: Flux.from(notAcquired(call, Flux.empty())));
+		return adapter.fromPublisher(acquisition.flatMapMany((handle) -> handle.isPresent()
+				? flux(call, handle.get(), adapter) : Flux.from(notAcquired(call, adapter))));
 	}
 
 	private static void releaseDiscarded(Optional<?> discarded) {
 		discarded.ifPresent((handle) -> ((LockHandle) handle).releaseAsync());
 	}
 
-	private static Mono<@Nullable Object> mono(LockCall call, LockHandle handle) {
+	private static Mono<@Nullable Object> mono(LockCall call, LockHandle handle, ReactiveAdapter adapter) {
 		Observation observation = call.startHold();
 		return Mono
-			.usingWhen(Mono.just(handle), (held) -> Mono.from(body(call, held, Mono.class)),
+			.usingWhen(Mono.just(handle), (held) -> Mono.from(body(call, held, adapter)),
 					(held) -> release(held, observation, null), (held, failure) -> release(held, observation, failure),
 					(held) -> release(held, observation, null))
 			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, handle));
 	}
 
-	private static Flux<@Nullable Object> flux(LockCall call, LockHandle handle) {
+	private static Flux<@Nullable Object> flux(LockCall call, LockHandle handle, ReactiveAdapter adapter) {
 		Observation observation = call.startHold();
 		return Flux
-			.usingWhen(Mono.just(handle), (held) -> Flux.from(body(call, held, Flux.class)),
+			.usingWhen(Mono.just(handle), (held) -> Flux.from(body(call, held, adapter)),
 					(held) -> release(held, observation, null), (held, failure) -> release(held, observation, failure),
 					(held) -> release(held, observation, null))
 			.contextWrite((context) -> context.put(ReactiveLockContext.HOLD_KEY, handle));
 	}
 
-	@SuppressWarnings("unchecked")
-	private static org.reactivestreams.Publisher<@Nullable Object> body(LockCall call, LockHandle handle,
-			Class<?> type) {
-		Object publisher = call.proceed(handle);
-		if (publisher == null) {
-			return (type == Mono.class) ? Mono.empty() : Flux.empty();
-		}
-		return (org.reactivestreams.Publisher<@Nullable Object>) publisher;
+	private static Publisher<@Nullable Object> body(LockCall call, LockHandle handle, ReactiveAdapter adapter) {
+		return publisher(call.proceed(handle), adapter);
 	}
 
 	private static Mono<@Nullable Void> release(LockHandle handle, Observation observation,
@@ -76,18 +79,23 @@ final class ReactiveLockCalls {
 		return Mono.fromFuture(handle::releaseAsync);
 	}
 
-	@SuppressWarnings("unchecked")
-	private static org.reactivestreams.Publisher<@Nullable Object> notAcquired(LockCall call,
-			org.reactivestreams.Publisher<@Nullable Object> skipped) {
+	private static Publisher<@Nullable Object> notAcquired(LockCall call, ReactiveAdapter adapter) {
 		Method fallback = call.operation().fallback();
 		if (fallback != null) {
-			Object result = call.invokeFallback(fallback);
-			return (result != null) ? (org.reactivestreams.Publisher<@Nullable Object>) result : skipped;
+			return publisher(call.invokeFallback(fallback), adapter);
 		}
 		if (call.operation().onFailure() == OnLockFailure.SKIP) {
-			return skipped;
+			return Mono.empty();
 		}
 		return Mono.error(call.notAcquiredException());
+	}
+
+	/**
+	 * Return a method's reactive result as a Reactive Streams publisher; {@code null}
+	 * completes empty.
+	 */
+	private static Publisher<@Nullable Object> publisher(@Nullable Object result, ReactiveAdapter adapter) {
+		return (result != null) ? adapter.toPublisher(result) : Mono.empty();
 	}
 
 }
