@@ -25,6 +25,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
 import org.springframework.boot.task.SimpleAsyncTaskExecutorBuilder;
 import org.springframework.boot.task.ThreadPoolTaskExecutorBuilder;
 import org.springframework.boot.thread.Threading;
@@ -72,21 +73,31 @@ public final class RedisTaskQueueAutoConfiguration {
 			ObjectProvider<ThreadPoolTaskExecutorBuilder> poolBuilder,
 			ObjectProvider<SimpleAsyncTaskExecutorBuilder> simpleBuilder, ObjectProvider<TaskDecorator> taskDecorator,
 			Environment environment) {
-		RedisLockProperties.Queue settings = properties.getQueue();
 		// Boot's builders carry the application's TaskDecorator and customizers; without
 		// task execution auto-configuration, plain ones with the decorator applied.
 		ThreadPoolTaskExecutorBuilder pool = poolBuilder
 			.getIfAvailable(() -> withDecorator(new ThreadPoolTaskExecutorBuilder(), taskDecorator.getIfUnique()));
 		SimpleAsyncTaskExecutorBuilder simple = simpleBuilder
 			.getIfAvailable(() -> withDecorator(new SimpleAsyncTaskExecutorBuilder(), taskDecorator.getIfUnique()));
-		return new QueueWorkers(queue,
-				new QueueSettings(settings.getWorkers(), settings.getPollInterval(), settings.getBatchSize(),
-						settings.getVisibilityTimeout(), settings.getMaxAttempts(), settings.getBackoff().getInitial(),
-						settings.getBackoff().getMultiplier(), settings.getBackoff().getMax(),
-						settings.getShutdownTimeout(), settings.getDeadLetter().getMaxSize(),
-						settings.getDeadLetter().getMaxAge()),
-				connectionFactory, beanFactory,
+		return new QueueWorkers(queue, queueSettings(properties.getQueue()), connectionFactory, beanFactory,
 				new QueueExecutors(pool::configure, simple::configure, Threading.VIRTUAL.isActive(environment)));
+	}
+
+	private static QueueSettings queueSettings(RedisLockProperties.Queue properties) {
+		QueueSettings.Builder settings = QueueSettings.builder();
+		PropertyMapper map = PropertyMapper.get();
+		map.from(properties::getWorkers).to(settings::workers);
+		map.from(properties::getPollInterval).to(settings::pollInterval);
+		map.from(properties::getBatchSize).to(settings::batchSize);
+		map.from(properties::getVisibilityTimeout).to(settings::visibilityTimeout);
+		map.from(properties::getMaxAttempts).to(settings::maxAttempts);
+		map.from(properties.getBackoff()::getInitial).to(settings::backoffInitial);
+		map.from(properties.getBackoff()::getMultiplier).to(settings::backoffMultiplier);
+		map.from(properties.getBackoff()::getMax).to(settings::backoffMax);
+		map.from(properties::getShutdownTimeout).to(settings::shutdownTimeout);
+		map.from(properties.getDeadLetter()::getMaxSize).to(settings::deadLetterMaxSize);
+		map.from(properties.getDeadLetter()::getMaxAge).to(settings::deadLetterMaxAge);
+		return settings.build();
 	}
 
 	private static ThreadPoolTaskExecutorBuilder withDecorator(ThreadPoolTaskExecutorBuilder builder,

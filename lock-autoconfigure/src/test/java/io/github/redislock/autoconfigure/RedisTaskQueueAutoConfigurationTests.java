@@ -83,8 +83,15 @@ class RedisTaskQueueAutoConfigurationTests {
 	@Test
 	void workersOfTheApplicationsOwnWin() {
 		RedisTaskQueue queue = new RedisTaskQueue(UnstartedRedis.connectionFactory(), new JsonMapper(), "mine");
-		QueueSettings settings = new QueueSettings(1, Duration.ofSeconds(1), 16, Duration.ofSeconds(30), 3,
-				Duration.ofSeconds(1), 2, Duration.ofMinutes(1), Duration.ofSeconds(5), 100, Duration.ofDays(1));
+		QueueSettings settings = QueueSettings.builder()
+			.workers(1)
+			.pollInterval(Duration.ofSeconds(1))
+			.maxAttempts(3)
+			.backoffMax(Duration.ofMinutes(1))
+			.shutdownTimeout(Duration.ofSeconds(5))
+			.deadLetterMaxSize(100)
+			.deadLetterMaxAge(Duration.ofDays(1))
+			.build();
 		this.runner.withBean("myQueue", RedisTaskQueue.class, () -> queue)
 			.withBean("myWorkers", QueueWorkers.class,
 					() -> new QueueWorkers(queue, settings, UnstartedRedis.connectionFactory(),

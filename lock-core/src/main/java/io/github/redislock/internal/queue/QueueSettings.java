@@ -5,7 +5,8 @@ import java.time.Duration;
 import org.springframework.util.Assert;
 
 /**
- * How the workers of this instance run queued tasks.
+ * How the workers of this instance run queued tasks. Made with {@link #builder()}, which
+ * starts from the defaults of {@code redislock.queue.*}.
  *
  * @param workers concurrent tasks per queue on this instance; 0: produce only
  * @param pollInterval longest idle pause between two looks at a queue
@@ -35,11 +36,136 @@ public record QueueSettings(int workers, Duration pollInterval, int batchSize, D
 	}
 
 	/**
+	 * Return a builder that starts from the defaults of {@code redislock.queue.*}.
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Return a builder that starts from these settings.
+	 * @return a builder
+	 */
+	public Builder toBuilder() {
+		return new Builder().workers(this.workers)
+			.pollInterval(this.pollInterval)
+			.batchSize(this.batchSize)
+			.visibilityTimeout(this.visibilityTimeout)
+			.maxAttempts(this.maxAttempts)
+			.backoffInitial(this.backoffInitial)
+			.backoffMultiplier(this.backoffMultiplier)
+			.backoffMax(this.backoffMax)
+			.shutdownTimeout(this.shutdownTimeout)
+			.deadLetterMaxSize(this.deadLetterMaxSize)
+			.deadLetterMaxAge(this.deadLetterMaxAge);
+	}
+
+	/**
 	 * Return the pause before retrying after the given failed attempt (1 for the first).
 	 */
 	Duration backoff(int attempt) {
 		double millis = this.backoffInitial.toMillis() * Math.pow(this.backoffMultiplier, Math.max(0, attempt - 1));
 		return Duration.ofMillis((long) Math.min(millis, this.backoffMax.toMillis()));
+	}
+
+	/**
+	 * Builds {@link QueueSettings} by name; see the record's components for what each
+	 * setting means.
+	 */
+	public static final class Builder {
+
+		private int workers = 4;
+
+		private Duration pollInterval = Duration.ofSeconds(2);
+
+		private int batchSize = 16;
+
+		private Duration visibilityTimeout = Duration.ofSeconds(30);
+
+		private int maxAttempts = 5;
+
+		private Duration backoffInitial = Duration.ofSeconds(1);
+
+		private double backoffMultiplier = 2.0;
+
+		private Duration backoffMax = Duration.ofMinutes(5);
+
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		private int deadLetterMaxSize = 10_000;
+
+		private Duration deadLetterMaxAge = Duration.ofDays(7);
+
+		private Builder() {
+		}
+
+		public Builder workers(int workers) {
+			this.workers = workers;
+			return this;
+		}
+
+		public Builder pollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+			return this;
+		}
+
+		public Builder batchSize(int batchSize) {
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		public Builder visibilityTimeout(Duration visibilityTimeout) {
+			this.visibilityTimeout = visibilityTimeout;
+			return this;
+		}
+
+		public Builder maxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		public Builder backoffInitial(Duration backoffInitial) {
+			this.backoffInitial = backoffInitial;
+			return this;
+		}
+
+		public Builder backoffMultiplier(double backoffMultiplier) {
+			this.backoffMultiplier = backoffMultiplier;
+			return this;
+		}
+
+		public Builder backoffMax(Duration backoffMax) {
+			this.backoffMax = backoffMax;
+			return this;
+		}
+
+		public Builder shutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+			return this;
+		}
+
+		public Builder deadLetterMaxSize(int deadLetterMaxSize) {
+			this.deadLetterMaxSize = deadLetterMaxSize;
+			return this;
+		}
+
+		public Builder deadLetterMaxAge(Duration deadLetterMaxAge) {
+			this.deadLetterMaxAge = deadLetterMaxAge;
+			return this;
+		}
+
+		/**
+		 * Return the settings.
+		 * @return the settings
+		 * @throws IllegalArgumentException when a setting cannot work
+		 */
+		public QueueSettings build() {
+			return new QueueSettings(this.workers, this.pollInterval, this.batchSize, this.visibilityTimeout,
+					this.maxAttempts, this.backoffInitial, this.backoffMultiplier, this.backoffMax,
+					this.shutdownTimeout, this.deadLetterMaxSize, this.deadLetterMaxAge);
+		}
+
 	}
 
 }

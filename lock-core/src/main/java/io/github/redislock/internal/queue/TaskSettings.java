@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One queue's own settings from its {@code @QueuedTask} method; each one that is
- * {@code null} is taken from {@code redislock.queue.*}.
+ * {@code null} is taken from {@code redislock.queue.*}. Made with {@link #builder()}.
  *
  * @param maxAttempts runs before a failing task goes to the dead letters
  * @param backoff pause before the first retry
@@ -25,7 +25,7 @@ public record TaskSettings(@Nullable Integer maxAttempts, @Nullable Duration bac
 	/**
 	 * Settings that take everything from {@code redislock.queue.*}, of version 1.
 	 */
-	public static final TaskSettings DEFAULTS = new TaskSettings(null, null, List.of(), null, null, 1);
+	public static final TaskSettings DEFAULTS = builder().build();
 
 	public TaskSettings {
 		noRetryFor = List.copyOf(noRetryFor);
@@ -37,13 +37,32 @@ public record TaskSettings(@Nullable Integer maxAttempts, @Nullable Duration bac
 	 * @return the settings of this queue
 	 */
 	QueueSettings applyTo(QueueSettings base) {
-		return new QueueSettings((this.workers != null) ? this.workers : base.workers(), base.pollInterval(),
-				base.batchSize(), (this.visibilityTimeout != null) ? this.visibilityTimeout : base.visibilityTimeout(),
-				(this.maxAttempts != null) ? this.maxAttempts : base.maxAttempts(),
-				(this.backoff != null) ? this.backoff : base.backoffInitial(), base.backoffMultiplier(),
-				(this.backoff != null && this.backoff.compareTo(base.backoffMax()) > 0) ? this.backoff
-						: base.backoffMax(),
-				base.shutdownTimeout(), base.deadLetterMaxSize(), base.deadLetterMaxAge());
+		QueueSettings.Builder settings = base.toBuilder();
+		if (this.workers != null) {
+			settings.workers(this.workers);
+		}
+		if (this.visibilityTimeout != null) {
+			settings.visibilityTimeout(this.visibilityTimeout);
+		}
+		if (this.maxAttempts != null) {
+			settings.maxAttempts(this.maxAttempts);
+		}
+		if (this.backoff != null) {
+			settings.backoffInitial(this.backoff);
+			if (this.backoff.compareTo(base.backoffMax()) > 0) {
+				settings.backoffMax(this.backoff);
+			}
+		}
+		return settings.build();
+	}
+
+	/**
+	 * Return a builder of settings that take everything from {@code redislock.queue.*},
+	 * of version 1.
+	 * @return a builder
+	 */
+	public static Builder builder() {
+		return new Builder();
 	}
 
 	/**
@@ -58,6 +77,68 @@ public record TaskSettings(@Nullable Integer maxAttempts, @Nullable Duration bac
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Builds {@link TaskSettings} by name; a setting left out is taken from
+	 * {@code redislock.queue.*}.
+	 */
+	public static final class Builder {
+
+		private @Nullable Integer maxAttempts;
+
+		private @Nullable Duration backoff;
+
+		private List<Class<? extends Throwable>> noRetryFor = List.of();
+
+		private @Nullable Duration visibilityTimeout;
+
+		private @Nullable Integer workers;
+
+		private int version = 1;
+
+		private Builder() {
+		}
+
+		public Builder maxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+			return this;
+		}
+
+		public Builder backoff(@Nullable Duration backoff) {
+			this.backoff = backoff;
+			return this;
+		}
+
+		public Builder noRetryFor(List<Class<? extends Throwable>> noRetryFor) {
+			this.noRetryFor = noRetryFor;
+			return this;
+		}
+
+		public Builder visibilityTimeout(@Nullable Duration visibilityTimeout) {
+			this.visibilityTimeout = visibilityTimeout;
+			return this;
+		}
+
+		public Builder workers(@Nullable Integer workers) {
+			this.workers = workers;
+			return this;
+		}
+
+		public Builder version(int version) {
+			this.version = version;
+			return this;
+		}
+
+		/**
+		 * Return the settings.
+		 * @return the settings
+		 */
+		public TaskSettings build() {
+			return new TaskSettings(this.maxAttempts, this.backoff, this.noRetryFor, this.visibilityTimeout,
+					this.workers, this.version);
+		}
+
 	}
 
 }

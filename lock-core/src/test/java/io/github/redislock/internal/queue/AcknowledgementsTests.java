@@ -33,8 +33,19 @@ import static org.awaitility.Awaitility.await;
 @EnumSource(RedisMode.class)
 class AcknowledgementsTests {
 
-	private static final QueueSettings SETTINGS = new QueueSettings(1, Duration.ofSeconds(1), 100,
-			Duration.ofMinutes(5), 5, Duration.ZERO, 1, Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofDays(1));
+	private static final QueueSettings SETTINGS = QueueSettings.builder()
+		.workers(1)
+		.pollInterval(Duration.ofSeconds(1))
+		.batchSize(100)
+		.visibilityTimeout(Duration.ofMinutes(5))
+		.maxAttempts(5)
+		.backoffInitial(Duration.ZERO)
+		.backoffMultiplier(1)
+		.backoffMax(Duration.ZERO)
+		.shutdownTimeout(Duration.ofSeconds(1))
+		.deadLetterMaxSize(100)
+		.deadLetterMaxAge(Duration.ofDays(1))
+		.build();
 
 	private final RedisTaskQueue tasks;
 

@@ -55,8 +55,18 @@ class QueueIntegrityTests {
 	}
 
 	private static QueueSettings settings(Duration visibility, int maxAttempts, int maxDead, Duration maxDeadAge) {
-		return new QueueSettings(1, Duration.ofSeconds(1), 16, visibility, maxAttempts, Duration.ZERO, 1, Duration.ZERO,
-				Duration.ofSeconds(1), maxDead, maxDeadAge);
+		return QueueSettings.builder()
+			.workers(1)
+			.pollInterval(Duration.ofSeconds(1))
+			.visibilityTimeout(visibility)
+			.maxAttempts(maxAttempts)
+			.backoffInitial(Duration.ZERO)
+			.backoffMultiplier(1)
+			.backoffMax(Duration.ZERO)
+			.shutdownTimeout(Duration.ofSeconds(1))
+			.deadLetterMaxSize(maxDead)
+			.deadLetterMaxAge(maxDeadAge)
+			.build();
 	}
 
 	private static final QueueSettings DEFAULTS = settings(LONG, 5, 100, Duration.ofDays(1));

@@ -29,8 +29,17 @@ import static org.awaitility.Awaitility.await;
 @EnumSource(RedisMode.class)
 class TaskQueueTests {
 
-	private static final QueueSettings SETTINGS = new QueueSettings(1, Duration.ofSeconds(1), 16,
-			Duration.ofSeconds(30), 3, Duration.ZERO, 1, Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofDays(1));
+	private static final QueueSettings SETTINGS = QueueSettings.builder()
+		.workers(1)
+		.pollInterval(Duration.ofSeconds(1))
+		.maxAttempts(3)
+		.backoffInitial(Duration.ZERO)
+		.backoffMultiplier(1)
+		.backoffMax(Duration.ZERO)
+		.shutdownTimeout(Duration.ofSeconds(1))
+		.deadLetterMaxSize(100)
+		.deadLetterMaxAge(Duration.ofDays(1))
+		.build();
 
 	private final RedisTaskQueue tasks;
 
@@ -244,8 +253,7 @@ class TaskQueueTests {
 	 */
 	@Test
 	void aClaimThatRunsTwiceNamesTheTasksItsFirstRunDeadLettered() throws Exception {
-		QueueSettings once = new QueueSettings(1, Duration.ofSeconds(1), 16, Duration.ofMillis(30), 1, Duration.ZERO, 1,
-				Duration.ZERO, Duration.ofSeconds(1), 100, Duration.ofDays(1));
+		QueueSettings once = SETTINGS.toBuilder().visibilityTimeout(Duration.ofMillis(30)).maxAttempts(1).build();
 		this.tasks.enqueue(this.queue, "poison", "x", null);
 		assertThat(this.tasks.claim(this.queue, 1, "dies", once, List.of(), List.of(), "dies:1").tasks())
 			.extracting(RedisTaskQueue.ClaimedTask::id)

@@ -136,8 +136,14 @@ public final class QueuedTaskSource {
 					description + ": version " + annotation.version() + " is not a version (they start at 1)",
 					"Leave version out for 1, and raise it by one each time the method's parameters change");
 		}
-		return new TaskSettings(maxAttempts, backoff, List.of(annotation.noRetryFor()), visibilityTimeout, workers,
-				annotation.version());
+		return TaskSettings.builder()
+			.maxAttempts(maxAttempts)
+			.backoff(backoff)
+			.noRetryFor(List.of(annotation.noRetryFor()))
+			.visibilityTimeout(visibilityTimeout)
+			.workers(workers)
+			.version(annotation.version())
+			.build();
 	}
 
 	private @Nullable Integer number(String description, String attribute, String text, int min) {
