@@ -4,6 +4,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
+import io.github.redislock.support.CurrentLock;
+import io.github.redislock.support.CurrentLocks;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,14 +74,20 @@ public interface LockHandle {
 	 * ({@code LockContext.fencingToken()}) works inside it too. The hold stays this
 	 * handle's: nothing is released when the action returns.
 	 * <p>
-	 * The default runs the action as it is, for holds that {@code LockContext} cannot
-	 * describe (those of a template that is not the starter's).
+	 * The default describes the hold through this handle's own methods.
 	 * @param <T> the action's result type
 	 * @param action what to run
 	 * @return the action's result
 	 */
 	default <T extends @Nullable Object> T runInContext(Supplier<T> action) {
-		return action.get();
+		CurrentLock hold = HandleLock.of(this);
+		CurrentLocks.entered(hold);
+		try {
+			return action.get();
+		}
+		finally {
+			CurrentLocks.exited(hold);
+		}
 	}
 
 }

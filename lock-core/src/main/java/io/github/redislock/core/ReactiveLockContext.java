@@ -19,7 +19,10 @@ import reactor.util.context.ContextView;
  */
 public final class ReactiveLockContext {
 
-	/** The Reactor {@code Context} key under which the hold is kept. */
+	/**
+	 * The Reactor {@code Context} key under which the hold, a {@link LockHandle}, is
+	 * kept.
+	 */
 	public static final String HOLD_KEY = ReactiveLockContext.class.getName() + ".hold";
 
 	private ReactiveLockContext() {
@@ -67,11 +70,23 @@ public final class ReactiveLockContext {
 		});
 	}
 
+	private static CurrentLock describe(Object hold) {
+		if (hold instanceof CurrentLock described) {
+			return described;
+		}
+		if (hold instanceof LockHandle handle) {
+			return HandleLock.of(handle);
+		}
+		throw new IllegalStateException(
+				"The reactive Context entry " + HOLD_KEY + " is a " + hold.getClass().getName() + ", not a LockHandle");
+	}
+
 	private static CurrentLock hold(ContextView context) {
-		Optional<CurrentLock> hold = context.getOrEmpty(HOLD_KEY);
-		return hold.orElseThrow(() -> new IllegalStateException("This reactive chain runs under no distributed lock;"
-				+ " ReactiveLockContext is only available inside a Mono or Flux returned by an annotated method, or"
-				+ " a ReactiveRedisLockTemplate callback"));
+		Optional<Object> hold = context.getOrEmpty(HOLD_KEY);
+		return hold.map(ReactiveLockContext::describe)
+			.orElseThrow(() -> new IllegalStateException("This reactive chain runs under no distributed lock;"
+					+ " ReactiveLockContext is only available inside a Mono or Flux returned by an annotated method, or"
+					+ " a ReactiveRedisLockTemplate callback"));
 	}
 
 }
