@@ -24,8 +24,9 @@ import java.util.Map;
  * <li>per resource, no write with an older token was accepted after one with a newer
  * token.</li>
  * </ul>
+ * Public for the lock kinds' contract suite ({@code LockContractTests}).
  */
-final class LockHistory {
+public final class LockHistory {
 
 	private final List<Hold> holds = new ArrayList<>();
 
@@ -36,15 +37,15 @@ final class LockHistory {
 	/**
 	 * Return the wall clock in microseconds, comparable across processes on one machine.
 	 */
-	static long nowMicros() {
+	public static long nowMicros() {
 		return ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
 	}
 
-	synchronized void held(String client, String lock, long token, long fromMicros, long toMicros) {
+	public synchronized void held(String client, String lock, long token, long fromMicros, long toMicros) {
 		this.holds.add(new Hold(client, lock, false, token, fromMicros, toMicros));
 	}
 
-	synchronized void heldShared(String client, String lock, long token, long fromMicros, long toMicros) {
+	public synchronized void heldShared(String client, String lock, long token, long fromMicros, long toMicros) {
 		this.holds.add(new Hold(client, lock, true, token, fromMicros, toMicros));
 	}
 
@@ -54,7 +55,7 @@ final class LockHistory {
 	 * permit asked for after another one was no longer believed held has the greater
 	 * token (one asked for earlier may have been granted earlier, whenever it returned).
 	 */
-	synchronized void heldPermit(String client, String semaphore, int permits, long token, long sentMicros,
+	public synchronized void heldPermit(String client, String semaphore, int permits, long token, long sentMicros,
 			long fromMicros, long toMicros) {
 		this.permits.add(new Permit(client, semaphore, permits, token, sentMicros, fromMicros, toMicros));
 	}
@@ -66,14 +67,14 @@ final class LockHistory {
 		this.writes.add(new Write(resource, client, token));
 	}
 
-	synchronized int holdCount() {
+	public synchronized int holdCount() {
 		return this.holds.size() + this.permits.size();
 	}
 
 	/**
 	 * Return every violation found, empty when the history is sound.
 	 */
-	synchronized List<String> violations() {
+	public synchronized List<String> violations() {
 		List<String> violations = new ArrayList<>();
 		Map<String, List<Hold>> byLock = new LinkedHashMap<>();
 		for (Hold hold : this.holds) {
