@@ -16,6 +16,8 @@ final class LockTemplates implements AutoCloseable {
 
 	private final List<DefaultRedisLockTemplate> templates = new ArrayList<>();
 
+	private final List<RedLockTemplate> redLocks = new ArrayList<>();
+
 	LockTemplates(RedisTarget redis) {
 		this.redis = redis;
 	}
@@ -34,9 +36,24 @@ final class LockTemplates implements AutoCloseable {
 		return template;
 	}
 
+	/**
+	 * Create a RedLock template over {@code nodes}, each reached through a connection
+	 * factory of its own (another application instance of the same RedLock).
+	 */
+	RedLockTemplate createRedLock(List<? extends RedisTarget> nodes, LockSettings settings,
+			RedLockSettings redLockSettings) {
+		RedLockTemplate template = new RedLockTemplate(nodes.stream().map(RedisTarget::connectionFactory).toList(),
+				settings, redLockSettings);
+		this.redLocks.add(template);
+		return template;
+	}
+
 	@Override
 	public void close() throws Exception {
 		for (DefaultRedisLockTemplate template : this.templates) {
+			template.destroy();
+		}
+		for (RedLockTemplate template : this.redLocks) {
 			template.destroy();
 		}
 	}
