@@ -73,6 +73,12 @@ final class RedLock extends ThreadOwnedLock {
 			List<CompletableFuture<Long>> attempts = this.template
 				.startOnAllNodes((node) -> node.acquire(this.key, owner, lease, false, false, ""));
 			List<@Nullable Long> results = this.template.answers(attempts);
+			if (interruptible && Thread.interrupted()) {
+				// Interrupted while the nodes answered: what they granted goes back, as
+				// for a failed attempt, and the caller stops waiting.
+				this.template.afterEach(attempts, (node) -> node.release(this.key, owner, 0, "", 0));
+				throw new InterruptedException("Interrupted while acquiring lock '" + Printable.of(this.name) + "'");
+			}
 			long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - attemptStart);
 			long granted = results.stream().filter((result) -> result != null && result > 0).count();
 			long validity = lease - elapsed - redlock.driftMillis(lease);

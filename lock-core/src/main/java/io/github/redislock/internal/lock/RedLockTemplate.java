@@ -308,22 +308,36 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 	/**
 	 * Wait for the answers until the node timeout; a node that fails or has not answered
 	 * gives {@code null}.
+	 * <p>
+	 * The wait is not cut short by an interrupt (it is bounded by the node timeout
+	 * anyway): a thread whose interrupt status is set, such as one releasing its lock in
+	 * the {@code finally} block of cancelled work, must still hear the nodes, or its
+	 * release would count as refused everywhere and report the lock lost. The interrupt
+	 * status is set again on return, so that the caller stops waiting for the lock.
 	 */
 	<T> List<@Nullable T> answers(List<CompletableFuture<T>> futures) {
 		long deadline = System.nanoTime() + this.redlock.nodeTimeout().toNanos();
 		List<@Nullable T> results = new ArrayList<>(futures.size());
+		boolean interrupted = false;
 		for (CompletableFuture<T> future : futures) {
 			T result = null;
-			try {
-				result = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-			catch (Exception ex) {
-				logger.debug("RedLock node did not answer: " + ex);
+			while (true) {
+				try {
+					result = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					break;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (Exception ex) {
+					logger.debug("RedLock node did not answer: " + ex);
+					break;
+				}
 			}
 			results.add(result);
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 		return results;
 	}
