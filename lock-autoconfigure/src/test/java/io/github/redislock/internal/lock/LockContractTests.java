@@ -268,6 +268,31 @@ abstract class LockContractTests {
 	}
 
 	@Test
+	void aHolderWhoseThreadWasInterruptedReleasesNormallyAndKeepsItsInterruptStatus() throws Exception {
+		Instance first = instance();
+		Instance second = instance();
+		ReleaseOutcome outcome = worker().call(() -> {
+			Hold hold = first.subject().acquire(Duration.ZERO, null).orElseThrow();
+			// As in the finally block of work that was cancelled.
+			Thread.currentThread().interrupt();
+			try {
+				hold.release();
+				return new ReleaseOutcome(null, Thread.interrupted(), hold.isHeld());
+			}
+			catch (RuntimeException ex) {
+				return new ReleaseOutcome(ex, Thread.interrupted(), hold.isHeld());
+			}
+		});
+		assertThat(outcome.failure()).as("release by an interrupted thread").isNull();
+		assertThat(outcome.interruptKept()).as("interrupt status kept").isTrue();
+		assertThat(outcome.stillHeld()).as("released").isFalse();
+		second.rival()
+			.acquire(Duration.ZERO, null)
+			.orElseThrow(() -> new AssertionError("not free at once after its release"))
+			.release();
+	}
+
+	@Test
 	void fencingTokensStrictlyIncreaseAcrossSuccessiveHolders() {
 		List<Instance> instances = List.of(instance(), instance());
 		long previous = 0;
@@ -602,6 +627,9 @@ abstract class LockContractTests {
 		 */
 		void release();
 
+	}
+
+	private record ReleaseOutcome(@Nullable RuntimeException failure, boolean interruptKept, boolean stillHeld) {
 	}
 
 	private record WaitOutcome(boolean acquired, boolean interrupted, long returnedNanos) {
