@@ -39,8 +39,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The contract every kind of lock keeps, run for each kind on a single server and on the
  * Cluster: acquire and release, re-entry, waiting and timing out, expiry and loss,
- * fencing order, interrupted waiters, exclusion across application instances, and a short
- * randomized concurrent history checked by {@link LockHistory}.
+ * fencing order, interrupted waiters (also at random moments), a release from another
+ * thread and one by an interrupted thread, exclusion across application instances, and a
+ * short randomized concurrent history checked by {@link LockHistory}.
  * <p>
  * A subclass adapts its kind to one shape through hooks: a {@link Contender} acquires
  * (with a wait and an optional fixed lease) on the calling thread and answers a
@@ -56,8 +57,9 @@ import static org.awaitility.Awaitility.await;
  * application instance is a template on a connection factory of its own. Only the public
  * {@code core} API is used on the locks.
  * <p>
- * The history test prints its seed; {@code -Dredislock.contract.seed=N} replays its
- * random choices (the interleaving of threads is the machine's).
+ * The randomized tests (the history, waiters interrupted at random moments) print their
+ * seeds; {@code -Dredislock.contract.seed=N} replays their random choices (the
+ * interleaving of threads is the machine's).
  */
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
@@ -353,6 +355,52 @@ abstract class LockContractTests {
 		worker().run(() -> waiting.subject().acquire(Duration.ZERO, null).orElseThrow().release());
 	}
 
+	/**
+	 * Waiters interrupted at random moments (before they ask, while an attempt is on its
+	 * way, while they wait, as the lock frees up), on a free or a held lock: whatever
+	 * they were granted goes back, so the next acquirer never waits for a lease to run
+	 * out.
+	 */
+	@Test
+	void waitersInterruptedAtRandomMomentsLeaveNothingBehind() throws Exception {
+		long seed = seed("interrupts");
+		Random random = new Random(seed);
+		Instance waiting = instance();
+		Instance holder = instance();
+		Instance next = instance();
+		for (int i = 0; i < 30; i++) {
+			String at = "iteration " + i + ", seed " + seed;
+			boolean contended = random.nextBoolean();
+			Hold held = contended ? holder.rival().acquire(PROMPTLY, null).orElseThrow() : null;
+			CompletableFuture<Boolean> outcome = new CompletableFuture<>();
+			Thread waiter = new Thread(() -> {
+				try {
+					Optional<Hold> hold = waiting.subject().acquire(Duration.ofSeconds(30), null);
+					hold.ifPresent(Hold::release);
+					outcome.complete(hold.isPresent());
+				}
+				catch (Throwable ex) {
+					outcome.completeExceptionally(ex);
+				}
+			}, "contract-waiter-" + i);
+			waiter.setDaemon(true);
+			waiter.start();
+			LockSupport.parkNanos(random.nextInt(3_000_000));
+			waiter.interrupt();
+			boolean acquired = outcome.get(30, TimeUnit.SECONDS);
+			assertThat(!contended || !acquired).as("acquired while held, " + at).isTrue();
+			if (held != null) {
+				held.release();
+			}
+			long start = System.nanoTime();
+			Hold after = next.subject()
+				.acquire(PROMPTLY, null)
+				.orElseThrow(() -> new AssertionError("left behind by an interrupted waiter, " + at));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as(at).isLessThan(PROMPTLY);
+			after.release();
+		}
+	}
+
 	@Test
 	void twoInstancesExcludeEachOther() throws Exception {
 		Instance first = instance();
@@ -382,10 +430,8 @@ abstract class LockContractTests {
 
 	@Test
 	void aRandomizedConcurrentHistoryOfTwoInstancesIsSound() throws Exception {
-		String fixedSeed = System.getProperty("redislock.contract.seed");
-		long seed = (fixedSeed != null) ? Long.parseLong(fixedSeed) : new Random().nextLong();
+		long seed = seed("history");
 		String run = getClass().getSimpleName() + " (" + this.mode + ")";
-		System.out.println(run + ": history seed " + seed + " (replay with -Dredislock.contract.seed=" + seed + ")");
 		LockHistory history = new LockHistory();
 		ExecutorService pool = Executors.newFixedThreadPool(2 * HISTORY_THREADS_PER_INSTANCE);
 		this.threads.add(pool);
@@ -432,6 +478,18 @@ abstract class LockContractTests {
 	}
 
 	// Helpers
+
+	/**
+	 * Return the seed of a randomized test, printed; {@code -Dredislock.contract.seed}
+	 * replays one.
+	 */
+	private long seed(String test) {
+		String fixedSeed = System.getProperty("redislock.contract.seed");
+		long seed = (fixedSeed != null) ? Long.parseLong(fixedSeed) : new Random().nextLong();
+		System.out.println(getClass().getSimpleName() + " (" + this.mode + "): " + test + " seed " + seed
+				+ " (replay with -Dredislock.contract.seed=" + seed + ")");
+		return seed;
+	}
 
 	/**
 	 * Check that nothing a waiter left behind delays others while {@code held} still
