@@ -42,7 +42,7 @@ public final class RedisLockDashboardAutoConfiguration {
 
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass(RouterFunction.class)
+	@ConditionalOnClass({ RouterFunction.class, DashboardRoutes.class })
 	@ConditionalOnBean(RedisLockAdmin.class)
 	static class ServletDashboardConfiguration {
 

@@ -32,7 +32,7 @@ import org.springframework.core.annotation.Order;
 				RedisTaskQueueAutoConfiguration.class },
 		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
 				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
-@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnClass({ MeterRegistry.class, RedisLockMetrics.class })
 @ConditionalOnBean(MeterRegistry.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 public final class RedisLockMetricsAutoConfiguration {

@@ -1,6 +1,7 @@
 package io.github.redislock.autoconfigure;
 
 import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.internal.dashboard.DashboardRoutes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -54,6 +55,15 @@ class RedisLockDashboardAutoConfigurationTests {
 	void notWithoutSpringMvc() {
 		this.runner.withPropertyValues("redislock.dashboard.enabled=true")
 			.withClassLoader(new FilteredClassLoader(RouterFunction.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RouterFunction.class));
+	}
+
+	@Test
+	void notWithoutTheDashboardModule() {
+		// redis-lock-dashboard is optional for the auto-configuration (the starter brings
+		// it).
+		this.runner.withPropertyValues("redislock.dashboard.enabled=true")
+			.withClassLoader(new FilteredClassLoader(DashboardRoutes.class))
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RouterFunction.class));
 	}
 

@@ -47,6 +47,17 @@ class RedisLockMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void withoutTheMicrometerModuleThereAreNoMeters() {
+		// redis-lock-micrometer is optional for the auto-configuration (the starter
+		// brings it).
+		this.runner.withClassLoader(new FilteredClassLoader(RedisLockMetrics.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockTemplate.class)
+				.doesNotHaveBean(TaskQueueMetrics.class)
+				.doesNotHaveBean(LockObservationMeterHandler.class));
+	}
+
+	@Test
 	void withoutAMeterRegistryThereAreNoMeters() {
 		UnstartedRedis.runner(RedisLockAutoConfiguration.class, RedisLockMetricsAutoConfiguration.class)
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RedisLockMetrics.class));
