@@ -94,18 +94,18 @@ final class AsyncBench implements AutoCloseable {
 
 	private long starterHandOff(String key) throws Exception {
 		io.github.redislock.core.RedisLock lock = this.template.getLock(key);
-		io.github.redislock.internal.lock.AsyncHold holder = this.template
-			.acquireAsync(lock, Duration.ofSeconds(30), null)
-			.get(30, TimeUnit.SECONDS);
-		CompletableFuture<io.github.redislock.internal.lock.AsyncHold> waiter = this.template.acquireAsync(lock,
-				Duration.ofSeconds(30), null);
+		io.github.redislock.core.LockHandle holder = lock.tryAcquireAsync(Duration.ofSeconds(30), null)
+			.get(30, TimeUnit.SECONDS)
+			.orElseThrow();
+		CompletableFuture<java.util.Optional<io.github.redislock.core.LockHandle>> waiter = lock
+			.tryAcquireAsync(Duration.ofSeconds(30), null);
 		// Let the waiter's first attempt find the lock taken and start waiting.
 		Thread.sleep(2);
 		long t0 = System.nanoTime();
-		holder.release();
-		io.github.redislock.internal.lock.AsyncHold next = waiter.get(30, TimeUnit.SECONDS);
+		holder.releaseAsync();
+		io.github.redislock.core.LockHandle next = waiter.get(30, TimeUnit.SECONDS).orElseThrow();
 		long latency = System.nanoTime() - t0;
-		next.release().get(30, TimeUnit.SECONDS);
+		next.releaseAsync().get(30, TimeUnit.SECONDS);
 		return latency;
 	}
 

@@ -80,7 +80,8 @@ class PlainSpringApplicationTests {
 			// on a thread of its own, which ends holding it, so that the hold does not
 			// stay this test thread's innermost lock for later tests.)
 			CompletableFuture<Boolean> taken = new CompletableFuture<>();
-			Thread holder = new Thread(() -> taken.complete(template.getLock(heldAtClose).tryLock(Duration.ZERO, null)));
+			Thread holder = new Thread(
+					() -> taken.complete(template.getLock(heldAtClose).tryLock(Duration.ZERO, null)));
 			holder.start();
 			assertThat(taken.get(20, TimeUnit.SECONDS)).isTrue();
 			holder.join();
