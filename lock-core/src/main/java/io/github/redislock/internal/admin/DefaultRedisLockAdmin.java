@@ -21,6 +21,8 @@ import io.github.redislock.queue.DeadTask;
 import io.github.redislock.queue.TaskEntry;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.lang.Contract;
+
 /**
  * {@link RedisLockAdmin} over this instance's lock templates and task queue.
  *
@@ -142,6 +144,7 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 		return queue.cancel(name, id);
 	}
 
+	@Contract("null -> fail")
 	private RedisTaskQueue checkQueue(@Nullable String name) {
 		RedisTaskQueue queue = this.queue;
 		if (queue == null) {
@@ -157,6 +160,7 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 		return queue;
 	}
 
+	@Contract("_, null -> fail")
 	private static void checkId(String what, @Nullable String id) {
 		if (id == null || id.isBlank()) {
 			throw new AdminRequestException("Give a " + what);
@@ -174,6 +178,7 @@ public final class DefaultRedisLockAdmin implements RedisLockAdmin {
 	 * Accept any task id that enqueue accepts (text that is not blank): ids of any length
 	 * and with control characters are acted on like others.
 	 */
+	@Contract("null -> fail")
 	private static void checkTaskId(@Nullable String id) {
 		if (id == null || id.isBlank()) {
 			throw new AdminRequestException("Give a task id");

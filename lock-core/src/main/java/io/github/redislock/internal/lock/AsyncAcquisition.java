@@ -103,7 +103,8 @@ final class AsyncAcquisition {
 		}
 		answer.whenComplete((value, failure) -> {
 			if (failure != null) {
-				failed((failure instanceof CompletionException) ? failure.getCause() : failure);
+				failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+						: failure);
 			}
 			else {
 				answered(value, sent);

@@ -8,6 +8,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -291,12 +292,12 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 	 * outcome: the undo of an attempt must not overtake the attempt on a node whose
 	 * connection is still being opened.
 	 */
-	<T> void afterEach(List<CompletableFuture<T>> earlier, Function<LockCommands, ?> call) {
+	<T> void afterEach(List<CompletableFuture<T>> earlier, Consumer<LockCommands> call) {
 		for (int i = 0; i < earlier.size(); i++) {
 			LockCommands node = this.nodes.get(i);
 			earlier.get(i).whenComplete((result, failure) -> {
 				try {
-					call.apply(node);
+					call.accept(node);
 				}
 				catch (RuntimeException ex) {
 					logger.debug("RedLock node call failed: " + ex);

@@ -100,7 +100,7 @@ final class ReplicaAckConnections implements AutoCloseable {
 	 * @throws IllegalStateException when the factory's client is of another kind
 	 */
 	static ReplicaAckConnections of(LettuceConnectionFactory connectionFactory) {
-		AbstractRedisClient client = connectionFactory.getNativeClient();
+		AbstractRedisClient client = connectionFactory.getRequiredNativeClient();
 		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 			throw new IllegalStateException("Replica acknowledgement (redislock.min-replicas-acked) needs a Lettuce"
 					+ " RedisClient or RedisClusterClient, not " + client.getClass().getName());

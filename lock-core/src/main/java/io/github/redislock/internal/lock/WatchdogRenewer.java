@@ -16,6 +16,7 @@ import java.util.function.IntConsumer;
 import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
@@ -60,7 +61,8 @@ final class WatchdogRenewer implements AutoCloseable {
 
 	private final ThreadPoolTaskScheduler scheduler;
 
-	private volatile Boolean cluster;
+	/** Whether Redis is a Cluster: asked on first use. */
+	private volatile @Nullable Boolean cluster;
 
 	/** Failed renewals: one WARN when an outage starts, one INFO when it ends. */
 	private final OutageLog outages;

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -131,7 +132,9 @@ public final class DashboardRoutes {
 			.GET(this.path + "/api/holder", this::holder)
 			.POST(this.path + "/api/action", this::action)
 			.onError(AdminRequestException.class,
-					(error, request) -> problem(HttpStatus.BAD_REQUEST, error.getMessage()))
+					// Never null; NullAway sees only Throwable.getMessage().
+					(error, request) -> problem(HttpStatus.BAD_REQUEST,
+							Objects.requireNonNullElse(error.getMessage(), "Bad request")))
 			.filter((request, next) -> {
 				String refusal = hostRefusal(request.servletRequest());
 				return (refusal != null) ? problem(HttpStatus.FORBIDDEN, refusal) : next.handle(request);

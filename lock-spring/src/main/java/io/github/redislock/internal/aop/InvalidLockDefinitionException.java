@@ -1,5 +1,7 @@
 package io.github.redislock.internal.aop;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown at start-up when a lock annotation cannot work: a malformed or unsafe
  * expression, a bad duration, a missing fallback. The message names the method and the
@@ -15,7 +17,7 @@ public class InvalidLockDefinitionException extends IllegalStateException {
 		this(message, action, null);
 	}
 
-	public InvalidLockDefinitionException(String message, String action, Throwable cause) {
+	public InvalidLockDefinitionException(String message, String action, @Nullable Throwable cause) {
 		super(message, cause);
 		this.action = action;
 	}
