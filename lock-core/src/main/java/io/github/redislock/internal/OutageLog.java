@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.apache.commons.logging.Log;
 
 /**
@@ -25,16 +26,20 @@ public final class OutageLog {
 
 	private final String who;
 
+	/** Changed under {@link #lock}; read without it (a concurrent set). */
 	private final Set<String> failing = ConcurrentHashMap.newKeySet();
 
 	/** Guards the start and the end of an outage. */
 	private final Object lock = new Object();
 
+	@GuardedBy("lock")
 	private long startNanos;
 
+	@GuardedBy("lock")
 	private long failures;
 
 	/** When the last outage ended (nanoTime). */
+	@GuardedBy("lock")
 	private long endNanos = System.nanoTime() - Long.MAX_VALUE / 2;
 
 	/**

@@ -18,6 +18,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  */
 final class AsyncTimeouts {
 
+	/** Made on first use: set under the class's monitor, read without it (volatile). */
 	private static volatile @Nullable ThreadPoolTaskScheduler scheduler;
 
 	private AsyncTimeouts() {

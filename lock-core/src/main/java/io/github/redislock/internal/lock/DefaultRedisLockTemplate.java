@@ -65,6 +65,7 @@ public class DefaultRedisLockTemplate
 
 	private final AtomicLong asyncHolders = new AtomicLong();
 
+	/** Made on first use: set under this monitor, read without it (volatile). */
 	private volatile @Nullable ThreadPoolTaskExecutor callbacks;
 
 	private final RedisConnectionFactory connectionFactory;

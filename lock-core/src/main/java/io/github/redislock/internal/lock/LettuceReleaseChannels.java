@@ -19,6 +19,7 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisClient;
@@ -105,15 +106,18 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	private final Consumer<String> onGap;
 
 	/**
-	 * The channels listened on, by name. Changed, and subscribed, under {@link #lock}.
+	 * The channels listened on, by name. Changed, and subscribed, under {@link #lock};
+	 * read without it (a concurrent map), so not {@code @GuardedBy}.
 	 */
 	private final Map<String, Channel> channels = new ConcurrentHashMap<>();
 
 	/** Guards {@link #connection}, {@link #closed} and the sending of subscriptions. */
 	private final Object lock = new Object();
 
+	@GuardedBy("lock")
 	private @Nullable CompletableFuture<StatefulRedisPubSubConnection<byte[], byte[]>> connection;
 
+	@GuardedBy("lock")
 	private boolean closed;
 
 	private volatile boolean sharded;
@@ -132,6 +136,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 	};
 
 	/** The Cluster client {@link #reconnects} listens to, if any. */
+	@GuardedBy("lock")
 	private volatile @Nullable RedisClusterClient listenedClient;
 
 	/**

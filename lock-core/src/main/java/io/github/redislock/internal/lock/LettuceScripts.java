@@ -48,6 +48,9 @@ public final class LettuceScripts {
 
 	private final LettuceConnectionFactory connectionFactory;
 
+	/**
+	 * Opened on first use and again when closed: set under this monitor, read without it.
+	 */
 	private volatile @Nullable RedisScriptingAsyncCommands<byte[], byte[]> commands;
 
 	private LettuceScripts(LettuceConnectionFactory connectionFactory) {

@@ -78,8 +78,10 @@ final class LockCommands {
 
 	private final long replicaAckTimeoutMillis;
 
+	/** Made on first use: set under this monitor, read without it (volatile). */
 	private volatile @Nullable ReplicaAckConnections replicaAckConnections;
 
+	/** Made on first use: set under this monitor, read without it (volatile). */
 	private volatile @Nullable ThreadPoolTaskExecutor blockingCalls;
 
 	/** {@code "1"} when releases are announced as sharded messages, else {@code "0"}. */

@@ -3,6 +3,7 @@ package io.github.redislock.internal.lock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockLostException;
@@ -52,6 +53,7 @@ final class LockHold implements CurrentLock {
 
 	private volatile long deadlineNanos;
 
+	/** Set once, under this hold's monitor; read without it (volatile). */
 	private volatile @Nullable String lostReason;
 
 	/**
@@ -60,7 +62,8 @@ final class LockHold implements CurrentLock {
 	 */
 	private volatile @Nullable Thread thread;
 
-	/** Guarded by this: set when the last release began. */
+	/** Set when the last release began. */
+	@GuardedBy("this")
 	private boolean released;
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,

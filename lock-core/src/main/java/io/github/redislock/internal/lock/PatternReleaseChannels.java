@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -37,13 +38,16 @@ final class PatternReleaseChannels implements ReleaseChannels {
 
 	private final BiConsumer<String, String> onMessage;
 
-	/** Guards the fields below. */
+	/** Guards {@link #container}, {@link #failedAt} and {@link #closed}. */
 	private final Object lock = new Object();
 
+	@GuardedBy("lock")
 	private @Nullable CompletableFuture<RedisMessageListenerContainer> container;
 
+	@GuardedBy("lock")
 	private long failedAt;
 
+	@GuardedBy("lock")
 	private boolean closed;
 
 	/**

@@ -12,6 +12,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -220,7 +221,7 @@ final class ReplicaAckConnections implements AutoCloseable {
 		}
 	}
 
-	/** Runs holding the session's monitor. */
+	@GuardedBy("session")
 	private void close(Session session) {
 		StatefulConnection<byte[], byte[]> connection = session.connection;
 		session.connection = null;
@@ -247,10 +248,12 @@ final class ReplicaAckConnections implements AutoCloseable {
 	}
 
 	/**
-	 * One acquisition's connection and what its attempts left. Guarded by its monitor.
+	 * One acquisition's connection and what its attempts left: guarded by its monitor,
+	 * but for the volatile flags that an attempt sets as it goes.
 	 */
 	private static final class Session {
 
+		@GuardedBy("this")
 		private @Nullable StatefulConnection<byte[], byte[]> connection;
 
 		/** Whether an attempt failed (then the connection is not reused). */
@@ -262,12 +265,16 @@ final class ReplicaAckConnections implements AutoCloseable {
 		/** Where the attempt that got no answer went (a Cluster node's connection). */
 		private volatile @Nullable RedisAsyncCommands<byte[], byte[]> unansweredCommands;
 
+		@GuardedBy("this")
 		private @Nullable Call undo;
 
+		@GuardedBy("this")
 		private boolean busy;
 
+		@GuardedBy("this")
 		private boolean ended;
 
+		@GuardedBy("this")
 		private boolean acquired;
 
 	}

@@ -7,6 +7,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,9 +70,9 @@ final class Acknowledgements {
 	}
 
 	/**
-	 * Send up to {@link #MAX_BATCH} queued acknowledgements, oldest first. Runs while
-	 * holding {@link #sending}.
+	 * Send up to {@link #MAX_BATCH} queued acknowledgements, oldest first.
 	 */
+	@GuardedBy("sending")
 	private void send() {
 		List<Pending> batch = new ArrayList<>();
 		Pending next;
@@ -115,6 +116,10 @@ final class Acknowledgements {
 
 	/**
 	 * One queued acknowledgement; written and read under {@link #sending}.
+	 */
+	/**
+	 * One acknowledgement: its outcome is written by the thread that sends it, holding
+	 * {@link #sending}, and read by its own thread once that saw {@code done} holding it.
 	 */
 	private static final class Pending {
 

@@ -13,6 +13,7 @@ final class TaskRun implements RunningTask {
 
 	private volatile long confirmedNanos;
 
+	/** Set once, under this run's monitor; read without it (volatile). */
 	private volatile @Nullable String lostReason;
 
 	private volatile @Nullable Thread worker;
