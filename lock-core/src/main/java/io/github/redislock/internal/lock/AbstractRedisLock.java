@@ -120,10 +120,13 @@ import org.springframework.util.ClassUtils;
  * <li>Asynchronous completion vs cancellation: cancelling the future finishes the
  * acquisition ({@code finish} runs once, by compare-and-set); a token that comes after is
  * released at once, owner-checked ({@link #undoAsync}), and so is one whose completion
- * loses to a cancel at that very moment. One level up, the template releases a hold
- * handed over after its caller cancelled or was interrupted
- * ({@link DefaultRedisLockTemplate#acquireAsync},
- * {@link DefaultRedisLockTemplate#awaitHold}).</li>
+ * loses to a cancel at that very moment; one that got no answer is undone when the
+ * acquisition ends without the lock. One level up, the template releases a hold handed
+ * over after its caller cancelled ({@link DefaultRedisLockTemplate#acquireAsync}). A
+ * caller that waits on its own thread and is interrupted, or whose acquisition failed,
+ * returns only once the acquisition has settled: no attempt under way, and what one took
+ * given back ({@link AsyncAcquisition#await()}), as an interrupted {@link Acquisition}
+ * undoes its attempt before it throws.</li>
  * </ul>
  */
 abstract class AbstractRedisLock extends ThreadOwnedLock {
@@ -292,9 +295,18 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * the wait time; cancelling it gives up (and releases a hold that came meanwhile)
 	 */
 	CompletableFuture<@Nullable LockHold> acquireAsync(long waitNanos, @Nullable Duration leaseTime) {
+		return startAcquisition(waitNanos, leaseTime).result();
+	}
+
+	/**
+	 * Start an asynchronous acquisition of this lock, as {@link #acquireAsync} does, for
+	 * a caller that also needs to know when it has settled
+	 * ({@link AsyncAcquisition#await}).
+	 */
+	AsyncAcquisition startAcquisition(long waitNanos, @Nullable Duration leaseTime) {
 		AsyncAcquisition acquisition = new AsyncAcquisition(this, waitNanos, leaseTime);
 		acquisition.attempt();
-		return acquisition.result();
+		return acquisition;
 	}
 
 	@Override
@@ -358,8 +370,9 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	/**
 	 * Release, owner-checked, what an asynchronous attempt took or may have taken, and
 	 * wake this instance's waiters once Redis answered, whatever it answered.
+	 * @return a future that completes once that is done, also when the undo failed
 	 */
-	void undoAsync(String owner, long token) {
+	CompletableFuture<@Nullable Void> undoAsync(String owner, long token) {
 		CompletableFuture<Long> undone;
 		try {
 			undone = this.template.commands().callAsync(releaseCall(owner, token, 0));
@@ -367,11 +380,12 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		catch (RuntimeException ex) {
 			undone = CompletableFuture.failedFuture(ex);
 		}
-		undone.whenComplete((released, ex) -> {
+		return undone.handle((released, ex) -> {
 			if (ex != null) {
 				releaseUnsettled();
 			}
 			wakeLocalWaiters();
+			return null;
 		});
 	}
 

@@ -1,10 +1,14 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockObserver;
@@ -19,6 +23,11 @@ import org.springframework.dao.DataAccessException;
  * whichever thread moved it last (a Lettuce I/O thread, a timer, a blocking-call thread);
  * callers hand it on to their own executor. The states, threads and races it shares with
  * {@link Acquisition} are described on {@link AbstractRedisLock}.
+ * <p>
+ * It has <em>settled</em> ({@link #settled()}) once it has ended and none of its script
+ * calls is under way any more: an attempt on its way when it was given up has been
+ * answered (or has failed), and what that attempt took, or may have taken, has been given
+ * back. A caller that waits on its own thread ({@link #await()}) returns only then.
  */
 final class AsyncAcquisition {
 
@@ -53,6 +62,18 @@ final class AsyncAcquisition {
 
 	private volatile boolean announcedWaiting;
 
+	/** Attempts on their way and undos of what they took, not answered yet. */
+	private final AtomicInteger callsUnderWay = new AtomicInteger();
+
+	/**
+	 * Whether an attempt got no answer (it timed out, say), so that it may have taken the
+	 * lock unknown to us: until a later attempt is answered, ending without the lock
+	 * undoes it, owner-checked.
+	 */
+	private final AtomicBoolean unanswered = new AtomicBoolean();
+
+	private final CompletableFuture<@Nullable Void> settled = new CompletableFuture<>();
+
 	AsyncAcquisition(AbstractRedisLock lock, long waitNanos, @Nullable Duration leaseTime) {
 		this.lock = lock;
 		this.waitNanos = waitNanos;
@@ -66,11 +87,13 @@ final class AsyncAcquisition {
 		this.observer = template.observer();
 		this.signals = template.signals();
 		// Cancelled by the caller: give up; an attempt under way is undone by its
-		// answer.
+		// answer, one that got none now.
 		this.result.whenComplete((hold, ex) -> {
 			if (this.result.isCancelled()) {
 				finish(false);
+				undoUnanswered();
 			}
+			settleIfIdle();
 		});
 	}
 
@@ -81,12 +104,106 @@ final class AsyncAcquisition {
 		return this.result;
 	}
 
+	/**
+	 * Return the future that completes once this acquisition has settled: ended, with no
+	 * attempt or undo of it under way.
+	 */
+	CompletableFuture<@Nullable Void> settled() {
+		return this.settled;
+	}
+
+	/**
+	 * Wait on the calling thread for the hold: how a blocking caller of asynchronous
+	 * holds (a semaphore's {@code tryAcquire}) waits. Whichever way it stops waiting, it
+	 * leaves nothing behind, as an {@link Acquisition} does: interrupted, it gives the
+	 * acquisition up (and gives back a hold that came at that very moment); failed, the
+	 * last attempt is undone. Either way it returns only once that is done, waiting for
+	 * it without heeding interrupts, at most as long as an attempt and its undo can take
+	 * ({@link LockCommands#settleBound()}).
+	 * @return the hold, or {@code null} when the wait time ran out
+	 * @throws InterruptedException when the calling thread was interrupted (the interrupt
+	 * status is then clear, unless another interrupt came while it settled)
+	 */
+	@Nullable LockHold await() throws InterruptedException {
+		try {
+			return this.result.get();
+		}
+		catch (InterruptedException ex) {
+			CompletableFuture<@Nullable Void> settling = this.settled;
+			if (!this.result.cancel(false) && !this.result.isCompletedExceptionally()) {
+				LockHold hold = this.result.getNow(null);
+				if (hold != null) {
+					// Acquired at this very moment: the hold goes back before the caller
+					// leaves.
+					settling = this.lock.releaseAsync(hold);
+				}
+			}
+			awaitSettled(settling);
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			awaitSettled(this.settled);
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			if (cause instanceof Error error) {
+				throw error;
+			}
+			throw new CompletionException(cause);
+		}
+	}
+
+	/**
+	 * Wait until {@code settling} completes, whatever its outcome, keeping an interrupt
+	 * for the caller. Bounded, though every call it waits for is timed anyway: past the
+	 * bound, a hold left behind lasts at most one lease, as nobody renews it.
+	 */
+	private void awaitSettled(CompletableFuture<?> settling) {
+		long deadline = System.nanoTime() + this.lock.template.commands().settleBound().toNanos();
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					settling.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException | CancellationException | TimeoutException ex) {
+					return;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private void callEnded() {
+		this.callsUnderWay.decrementAndGet();
+		settleIfIdle();
+	}
+
+	private void settleIfIdle() {
+		if (this.callsUnderWay.get() == 0 && this.result.isDone()) {
+			this.settled.complete(null);
+		}
+	}
+
 	private long remainingNanos() {
 		return (this.waitNanos < 0) ? Long.MAX_VALUE : this.waitNanos - (System.nanoTime() - this.start);
 	}
 
 	void attempt() {
+		// Counted before it looks whether it was given up, so that giving up meanwhile
+		// cannot settle without it.
+		this.callsUnderWay.incrementAndGet();
 		if (this.result.isDone()) {
+			callEnded();
 			return;
 		}
 		boolean willWait = remainingNanos() > 0;
@@ -102,17 +219,25 @@ final class AsyncAcquisition {
 			answer = CompletableFuture.failedFuture(ex);
 		}
 		answer.whenComplete((value, failure) -> {
-			if (failure != null) {
-				failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-						: failure);
+			try {
+				if (failure != null) {
+					failed((failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+							: failure);
+				}
+				else {
+					answered(value, sent);
+				}
 			}
-			else {
-				answered(value, sent);
+			finally {
+				callEnded();
 			}
 		});
 	}
 
 	private void answered(long value, long sentNanos) {
+		// What an earlier attempt that got no answer took, this one would have found
+		// ours.
+		this.unanswered.set(false);
 		if (value > 0 && this.result.isDone()) {
 			// Given up while the attempt was under way: undo it, owner-checked.
 			undoAsync(value);
@@ -165,23 +290,36 @@ final class AsyncAcquisition {
 	}
 
 	private void undoAsync(long token) {
-		this.lock.undoAsync(this.owner, token);
+		this.callsUnderWay.incrementAndGet();
+		this.lock.undoAsync(this.owner, token).whenComplete((done, ex) -> callEnded());
+	}
+
+	/**
+	 * Undo, owner-checked and once, what attempts that got no answer may have taken.
+	 */
+	private void undoUnanswered() {
+		if (this.unanswered.getAndSet(false)) {
+			undoAsync(0);
+		}
 	}
 
 	private void failed(Throwable failure) {
+		// The attempt may have reached Redis.
+		this.unanswered.set(true);
 		if (this.result.isDone()) {
+			undoUnanswered();
 			return;
 		}
 		long left = remainingNanos();
 		if (failure instanceof DataAccessException && left > 0) {
-			// Redis unreachable for now: try again within the wait time.
+			// Redis unreachable for now: try again within the wait time (a retry finds
+			// what the attempt took ours); given up meanwhile, the attempt is undone.
 			CompletableFuture<@Nullable Void> pause = new CompletableFuture<>();
 			AsyncTimeouts.completeAfter(pause, Math.min(left, AbstractRedisLock.CONNECTION_RETRY_NANOS));
 			pause.whenComplete((done, ex) -> attempt());
 			return;
 		}
-		// The attempt may have reached Redis: undo it, owner-checked.
-		this.lock.undoAsync(this.owner, 0);
+		undoUnanswered();
 		this.observer.notAcquired(this.metricName, this.lock.kind(), elapsed(), true);
 		this.result.completeExceptionally((failure instanceof DataAccessException)
 				? new LockAcquisitionException(this.lock.name, Duration.ofNanos(Math.max(0, this.waitNanos)), failure)

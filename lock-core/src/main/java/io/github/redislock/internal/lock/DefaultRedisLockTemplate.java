@@ -242,12 +242,7 @@ public class DefaultRedisLockTemplate
 	 */
 	public CompletableFuture<Optional<AsyncHold>> acquireAsync(RedisLock lock, Duration waitTime,
 			@Nullable Duration leaseTime) {
-		if (!(lock instanceof AbstractRedisLock redisLock) || redisLock.template != this) {
-			throw new IllegalArgumentException("Not a lock of this template: " + lock);
-		}
-		Assert.notNull(waitTime, "'waitTime' must not be null");
-		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
-		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
+		AbstractRedisLock redisLock = checkAcquisition(lock, waitTime, leaseTime);
 		CompletableFuture<@Nullable LockHold> acquisition = redisLock.acquireAsync(waitTime.toNanos(), leaseTime);
 		CompletableFuture<Optional<AsyncHold>> result = new CompletableFuture<>();
 		// The caller's continuation runs on a callback thread, never on Lettuce's I/O
@@ -272,37 +267,34 @@ public class DefaultRedisLockTemplate
 	}
 
 	/**
-	 * Wait on the calling thread for an asynchronous acquisition ({@link #acquireAsync}).
-	 * An interrupt gives the acquisition up: it is cancelled, and a hold that came at
-	 * that very moment is released, so that nothing is taken for a caller that left. The
-	 * one way the blocking callers of asynchronous holds (semaphore permits) wait.
-	 * @param acquisition the acquisition
+	 * Acquire a lock for an asynchronous hold, as {@link #acquireAsync} does, waiting on
+	 * the calling thread: the one way the blocking callers of asynchronous holds
+	 * (semaphore permits) wait. Whichever way it stops waiting, nothing is left taken for
+	 * a caller that left: an interrupt gives the acquisition up, and the call returns
+	 * once an attempt on its way has been answered and what it took given back (see
+	 * {@link AsyncAcquisition#await()}).
+	 * @param lock a lock of this template
+	 * @param waitTime how long to wait
+	 * @param leaseTime the fixed lease, or {@code null} for a watchdog-renewed one
 	 * @return the hold, or empty when the wait time ran out
 	 * @throws InterruptedException when the calling thread was interrupted (the
 	 * acquisition is then given up)
 	 */
-	static Optional<AsyncHold> awaitHold(CompletableFuture<Optional<AsyncHold>> acquisition)
+	Optional<AsyncHold> awaitHold(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
-		try {
-			return acquisition.get();
+		AbstractRedisLock redisLock = checkAcquisition(lock, waitTime, leaseTime);
+		LockHold hold = redisLock.startAcquisition(waitTime.toNanos(), leaseTime).await();
+		return (hold != null) ? Optional.of(AsyncHold.of(redisLock, hold)) : Optional.empty();
+	}
+
+	private AbstractRedisLock checkAcquisition(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime) {
+		if (!(lock instanceof AbstractRedisLock redisLock) || redisLock.template != this) {
+			throw new IllegalArgumentException("Not a lock of this template: " + lock);
 		}
-		catch (InterruptedException ex) {
-			if (!acquisition.cancel(false) && !acquisition.isCompletedExceptionally()) {
-				// Completed before the cancel: the hold goes back at once.
-				acquisition.getNow(Optional.empty()).ifPresent(AsyncHold::releaseAsync);
-			}
-			throw ex;
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			if (cause instanceof RuntimeException runtime) {
-				throw runtime;
-			}
-			if (cause instanceof Error error) {
-				throw error;
-			}
-			throw new CompletionException(cause);
-		}
+		Assert.notNull(waitTime, "'waitTime' must not be null");
+		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
+		return redisLock;
 	}
 
 	@Override

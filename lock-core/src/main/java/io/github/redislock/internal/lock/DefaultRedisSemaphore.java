@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A {@link RedisSemaphore} on the engine's asynchronous holds: a blocking
  * {@link #tryAcquire} waits for the asynchronous acquisition, so a waiting permit costs
- * no thread beyond the caller's own. Its permits are {@link AsyncPermit}s.
+ * no thread beyond the caller's own; one that stops waiting returns only once nothing is
+ * left taken for it. Its permits are {@link AsyncPermit}s.
  */
 final class DefaultRedisSemaphore implements RedisSemaphore {
 
@@ -31,8 +32,7 @@ final class DefaultRedisSemaphore implements RedisSemaphore {
 	@Override
 	public Optional<SemaphorePermit> tryAcquire(Duration waitTime, @Nullable Duration leaseTime) {
 		try {
-			return DefaultRedisLockTemplate.awaitHold(this.template.acquireAsync(this.lock, waitTime, leaseTime))
-				.map(SemaphorePermit.class::cast);
+			return this.template.awaitHold(this.lock, waitTime, leaseTime).map(SemaphorePermit.class::cast);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

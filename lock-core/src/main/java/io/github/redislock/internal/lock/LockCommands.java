@@ -60,6 +60,9 @@ final class LockCommands {
 	static final boolean LETTUCE_PRESENT = ClassUtils.isPresent("io.lettuce.core.RedisClient",
 			LockCommands.class.getClassLoader());
 
+	/** Lettuce's default command timeout. */
+	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
 	/** Result of an acquisition that too few replicas confirmed (and that was undone). */
 	static final long NOT_ACKNOWLEDGED = -1;
 
@@ -224,6 +227,20 @@ final class LockCommands {
 			return callAsync(call);
 		}
 		return CompletableFuture.supplyAsync(() -> acquiring(call), blockingCalls());
+	}
+
+	/**
+	 * Return the longest an acquisition's attempt and the undo behind it take before both
+	 * are answered or have failed: each waits at most twice the client's command timeout
+	 * (a Cluster view reloaded and one more try), the attempt also for its replicas'
+	 * acknowledgement. For a client other than Lettuce, whose calls its own timeouts
+	 * bound, Lettuce's default command timeout stands in.
+	 */
+	Duration settleBound() {
+		Duration commandTimeout = (LETTUCE_PRESENT
+				&& this.connectionFactory instanceof LettuceConnectionFactory lettuce)
+						? lettuce.getClientConfiguration().getCommandTimeout() : DEFAULT_COMMAND_TIMEOUT;
+		return commandTimeout.multipliedBy(4).plusMillis(this.replicaAckTimeoutMillis);
 	}
 
 	/**
