@@ -52,6 +52,8 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 
 	private volatile boolean refuse;
 
+	private volatile boolean silenceNew;
+
 	/** Both sockets of every connection that subscribed to a channel. */
 	private final Set<Socket> subscribers = ConcurrentHashMap.newKeySet();
 
@@ -138,6 +140,15 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	}
 
 	/**
+	 * Swallow everything, in both directions, on the connections accepted from now on,
+	 * keeping them open: a connection that opens but whose handshake is never answered.
+	 * The connections open so far pass.
+	 */
+	public void silenceNewConnections() {
+		this.silenceNew = true;
+	}
+
+	/**
 	 * Refuse new connections (accept and close them at once).
 	 */
 	public void refuseConnections() {
@@ -153,6 +164,7 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 		this.dropReplies = false;
 		this.blackHole = false;
 		this.refuse = false;
+		this.silenceNew = false;
 	}
 
 	/**
@@ -226,6 +238,10 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 				server.setTcpNoDelay(true);
 				this.sockets.add(client);
 				this.sockets.add(server);
+				if (this.silenceNew) {
+					this.silenced.add(client);
+					this.silenced.add(server);
+				}
 				pipe(client, server, true);
 				pipe(server, client, false);
 			}

@@ -585,10 +585,7 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			next.whenComplete((connection, ex) -> {
 				Throwable cause = (ex instanceof CompletionException) ? ex.getCause() : ex;
 				if (ex != null && !(cause instanceof UnsupportedClientException)) {
-					this.outages.failed(OUTAGE_KEY,
-							"could not open the pub/sub connection for lock release messages (until a later"
-									+ " attempt succeeds, waiting threads retry when the holder's lease runs out)",
-							(cause != null) ? cause : ex);
+					connectFailed((cause != null) ? cause : ex);
 				}
 				if (connection != null) {
 					this.outages.succeeded(OUTAGE_KEY);
@@ -616,6 +613,28 @@ final class LettuceReleaseChannels implements ReleaseChannels {
 			}
 			return next;
 		}
+	}
+
+	/**
+	 * The connection could not be opened: an outage, unless this instance was closed
+	 * meanwhile. Closing it gives a connect under way up (the template's shutdown stops
+	 * the threads that connect, interrupting it), which says nothing about Redis.
+	 */
+	private void connectFailed(Throwable failure) {
+		boolean closed;
+		synchronized (this.lock) {
+			closed = this.closed;
+		}
+		if (closed) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Gave up opening the lock release connection: the lock template closed (" + failure + ")");
+			}
+			return;
+		}
+		this.outages.failed(OUTAGE_KEY,
+				"could not open the pub/sub connection for lock release messages (until a later attempt succeeds,"
+						+ " waiting threads retry when the holder's lease runs out)",
+				failure);
 	}
 
 	private StatefulRedisPubSubConnection<byte[], byte[]> connect() {

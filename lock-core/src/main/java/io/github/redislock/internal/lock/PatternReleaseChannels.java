@@ -109,11 +109,7 @@ final class PatternReleaseChannels implements ReleaseChannels {
 			return container;
 		}
 		catch (RuntimeException ex) {
-			this.outages.failed(LettuceReleaseChannels.OUTAGE_KEY,
-					"could not subscribe to lock release channels '" + this.pattern
-							+ "' (until a later attempt succeeds, waiting threads retry when the holder's"
-							+ " lease runs out)",
-					ex);
+			subscribeFailed(ex);
 			try {
 				container.destroy();
 			}
@@ -122,6 +118,29 @@ final class PatternReleaseChannels implements ReleaseChannels {
 			}
 			throw ex;
 		}
+	}
+
+	/**
+	 * The subscription failed: an outage, unless this instance was closed meanwhile (the
+	 * template's shutdown stops the thread that subscribes), which says nothing about
+	 * Redis.
+	 */
+	private void subscribeFailed(RuntimeException failure) {
+		boolean closed;
+		synchronized (this.lock) {
+			closed = this.closed;
+		}
+		if (closed) {
+			if (logger.isDebugEnabled()) {
+				logger.debug(
+						"Gave up subscribing to the lock release channels: the lock template closed (" + failure + ")");
+			}
+			return;
+		}
+		this.outages.failed(LettuceReleaseChannels.OUTAGE_KEY,
+				"could not subscribe to lock release channels '" + this.pattern
+						+ "' (until a later attempt succeeds, waiting threads retry when the holder's lease runs out)",
+				failure);
 	}
 
 	@Override

@@ -11,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisSemaphore;
+import io.github.redislock.faults.LockWaiterProcess;
+import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
@@ -265,6 +267,33 @@ class ReleaseConnectionFaultTests {
 		}
 		finally {
 			holder.shutdownNow();
+		}
+	}
+
+	/**
+	 * A template destroyed while its release channel's pub/sub connection is still being
+	 * opened (a thread had just started to wait) gives the connect up when its threads
+	 * are stopped: that is the shutdown, not Redis failing, and is not logged as an
+	 * outage. The connection opens but its handshake is never answered, so the connect is
+	 * reliably under way; the waiter runs in a JVM of its own whose engine logs through
+	 * {@code java.util.logging}, which it reports.
+	 */
+	@Test
+	void aTemplateDestroyedWhileItsReleaseConnectionOpensLogsNoOutage() throws Exception {
+		DefaultRedisLockTemplate holder = template(this.redis.connectionFactory());
+		RedisLock held = holder.getLock(this.name);
+		assertThat(this.threads.submit(() -> held.tryLock(Duration.ZERO, null)).get()).isTrue();
+		try (TcpProxy proxy = TcpProxy.to(this.redis);
+				ChildJvm waiter = ChildJvm.start(LockWaiterProcess.JVM_OPTIONS, LockWaiterProcess.class,
+						Integer.toString(proxy.port()), this.name)) {
+			waiter.await("READY", Duration.ofSeconds(60));
+			proxy.silenceNewConnections();
+			waiter.send("WAIT");
+			waiter.await("CONNECTING", Duration.ofSeconds(30));
+			waiter.send("DESTROY");
+			String[] warnings = waiter.await("DESTROYED", Duration.ofSeconds(30));
+			assertThat(String.join(" ", warnings)).as("what the destroyed template's engine logged at WARN and above")
+				.isEmpty();
 		}
 	}
 
