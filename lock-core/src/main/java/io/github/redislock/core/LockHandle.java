@@ -1,5 +1,6 @@
 package io.github.redislock.core;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
@@ -10,10 +11,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A hold of a lock that no thread owns: taken without blocking a thread
- * ({@link RedisLock#tryAcquireAsync}, {@link RedisSemaphore#tryAcquireAsync}), renewed by
- * the watchdog like any hold (unless taken with a fixed lease), and released once, from
- * any thread. What the annotations hold while the {@code CompletionStage}, {@code Mono}
- * or {@code Flux} of a method is under way. <pre class="code">
+ * ({@link RedisLock#tryAcquireAsync}, {@link RedisSemaphore#tryAcquireAsync}) or waiting
+ * on the calling thread
+ * ({@link RedisLockTemplate#tryAcquire(String, Duration, Duration, Duration)}), renewed
+ * by the watchdog like any hold (unless taken with a fixed lease, or {@link #extend
+ * extended}), extended and released from any thread. What the annotations hold while the
+ * {@code CompletionStage}, {@code Mono} or {@code Flux} of a method is under way.
+ * <pre class="code">
  * lock.tryAcquireAsync(Duration.ofSeconds(3), null).thenAccept((handle) -&gt; handle.ifPresent(
  *         (held) -&gt; export(held.fencingToken()).whenComplete((done, failure) -&gt; held.releaseAsync())));
  * </pre>
@@ -44,6 +48,32 @@ public interface LockHandle {
 	 * @return whether it is held
 	 */
 	boolean isHeld();
+
+	/**
+	 * Extend this hold, from any thread: owner-checked, in one script call, a new fixed
+	 * lease of {@code lease} from now, timed by the Redis server; a hold with a minimum
+	 * hold ({@link RedisLock#withHoldAtLeast},
+	 * {@link RedisLockTemplate#tryAcquire(String, Duration, Duration, Duration)}) then
+	 * stays taken after its release until at least that minimum after this extension.
+	 * From then on the lease is fixed: the watchdog no longer renews the hold. Extensions
+	 * of one handle from several threads take turns.
+	 * <p>
+	 * An extension that finds the hold gone answers {@code false}, leaves whatever is in
+	 * Redis untouched and reports the loss at once (a {@link LockLostEvent}), as a
+	 * renewal that finds it gone does; after {@link #release()} it answers {@code false}
+	 * and reports nothing. When Redis cannot be reached the call fails with Spring's
+	 * {@code DataAccessException}, and the hold keeps the lease it had, no longer
+	 * renewed.
+	 * @param lease the new lease, counted from now; positive
+	 * @return whether the hold was extended; {@code false} when it is gone or released
+	 * @throws UnsupportedOperationException when this handle cannot extend its hold (the
+	 * default)
+	 * @since 0.1.0
+	 */
+	default boolean extend(Duration lease) {
+		throw new UnsupportedOperationException(
+				"The hold of '" + getName() + "' (" + getClass().getName() + ") cannot be extended");
+	}
 
 	/**
 	 * Release the lock without blocking; later calls do nothing. With a minimum hold

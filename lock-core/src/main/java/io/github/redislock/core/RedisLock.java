@@ -64,6 +64,37 @@ public interface RedisLock extends Lock {
 	long fencingToken();
 
 	/**
+	 * Extend the current thread's hold of this lock: owner-checked, in one script call,
+	 * the lock gets a new fixed lease of {@code lease} from now, timed by the Redis
+	 * server; a hold with a minimum hold ({@link #withHoldAtLeast}) then stays taken
+	 * after its release until at least that minimum after this extension (or after its
+	 * acquisition, whichever ends later). From then on the lease is fixed: the watchdog
+	 * no longer renews the hold, so extend it again before the lease runs out.
+	 * {@link #isHeldByCurrentThread()} and {@link LockContext#isHeld()} follow the new
+	 * lease.
+	 * <p>
+	 * An extension that finds the hold gone (its lease ran out, it was deleted, another
+	 * owner holds the lock) answers {@code false}, leaves whatever is in Redis untouched,
+	 * and reports the loss at once, as a renewal that finds it gone does (a
+	 * {@link LockLostEvent}, a WARN line; the calling thread is not interrupted): so it
+	 * also learns on demand whether the hold still stands in Redis. A hold known lost
+	 * already answers {@code false} without asking Redis. When Redis cannot be reached
+	 * the call fails with Spring's {@code DataAccessException}, and the hold keeps the
+	 * lease it had, no longer renewed.
+	 * @param lease the new lease, counted from now; positive
+	 * @return whether the hold was extended; {@code false} when it is gone
+	 * @throws IllegalMonitorStateException when the current thread does not hold this
+	 * lock
+	 * @throws UnsupportedOperationException when the lock type cannot extend a hold (the
+	 * default)
+	 * @since 0.1.0
+	 */
+	default boolean extend(Duration lease) {
+		throw new UnsupportedOperationException(
+				"Lock '" + getName() + "' (" + getClass().getName() + ") cannot extend a hold");
+	}
+
+	/**
 	 * Return who holds the lock, on any instance: its instance id, host, process id,
 	 * application name, when it was acquired and how much of its lease is left. For the
 	 * read side of a read-write lock (and a semaphore), the reader whose lease ends last.

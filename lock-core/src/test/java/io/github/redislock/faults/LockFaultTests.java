@@ -327,6 +327,41 @@ class LockFaultTests {
 	}
 
 	@Test
+	void extendThatTheClientSendsAgainAfterAReconnectStillAnswersHeld() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			RedisLock lock = template(proxy.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);
+			CommandCounter counter = new CommandCounter(this.redis);
+			CompletableFuture<Boolean> extended = new CompletableFuture<>();
+			CompletableFuture<Void> held = new CompletableFuture<>();
+			CompletableFuture<Void> repliesDropped = new CompletableFuture<>();
+			CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+				assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+				// Scripts cached first: a NOSCRIPT answer would be swallowed too.
+				lock.extend(Duration.ofSeconds(30));
+				held.complete(null);
+				repliesDropped.join();
+				extended.complete(lock.extend(Duration.ofMinutes(2)));
+				lock.unlock();
+			});
+			held.get(10, TimeUnit.SECONDS);
+			long evalsBefore = counter.calls("evalsha", "eval");
+			proxy.dropReplies();
+			repliesDropped.complete(null);
+			// The extension ran, its answer is lost; the connection is cut, Lettuce
+			// reconnects and sends the same extension again.
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.raw.getExpire(lockKey()) > 60);
+			proxy.heal();
+			proxy.cutConnections();
+			assertThat(extended.get(30, TimeUnit.SECONDS)).as("still held after the second run").isTrue();
+			done.get(30, TimeUnit.SECONDS);
+			assertThat(counter.calls("evalsha", "eval") - evalsBefore).as("the extension twice, the release once")
+				.isEqualTo(3);
+			assertThat(this.raw.hasKey(lockKey())).isFalse();
+			assertThat(this.lost).as("and was not taken for a lost lock").isEmpty();
+		}
+	}
+
+	@Test
 	void releaseSentAgainAfterAHoldLongerThanTheFencingCounterIsKeptIsStillRecognised() throws Exception {
 		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
 			RedisLock lock = template(proxy.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);

@@ -7,6 +7,8 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -14,6 +16,7 @@ import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockLostEvent;
+import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.ReactiveLockContext;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.test.RedisExtension;
@@ -191,6 +194,133 @@ class AsyncLockTests {
 		assertThat(raw().hasKey(lockKey())).as("kept for what remains of holdAtLeast").isTrue();
 		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 2000L);
 		assertThat(template.getActiveHoldCount()).isZero();
+	}
+
+	@Test
+	void aHoldNoThreadOwnsIsTakenOnTheCallingThreadAndExtendedAndReleasedFromOthers() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		RedisLock other = this.templates.create().getLock(this.name);
+		LockHandle handle = template.tryAcquire(this.name, Duration.ZERO, null, null).orElseThrow();
+		assertThat(handle.getName()).isEqualTo(this.name);
+		assertThat(handle.isHeld()).isTrue();
+		assertThat(handle.fencingToken()).isPositive();
+		// Renewed by the watchdog past its lease...
+		await().pollDelay(Duration.ofMillis(1200)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		assertThat(handle.isHeld()).isTrue();
+		// ...and owned by no thread: not re-entrant, not this thread's to unlock.
+		RedisLock sameName = template.getLock(this.name);
+		assertThat(sameName.tryLock(Duration.ZERO, null)).isFalse();
+		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(sameName::unlock);
+		assertThat(template.tryAcquire(this.name, Duration.ZERO, null, null)).isEmpty();
+		ExecutorService threads = Executors.newFixedThreadPool(2);
+		try {
+			assertThat(threads.submit(() -> handle.extend(Duration.ofSeconds(20))).get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(10_000L, 20_000L);
+			await().pollDelay(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> true);
+			assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).as("no longer renewed")
+				.isBetween(10_000L, 19_500L);
+			assertThat(other.tryLock(Duration.ZERO, null)).isFalse();
+			threads.submit(handle::release).get(10, TimeUnit.SECONDS);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(handle.extend(Duration.ofSeconds(5))).as("after its release").isFalse();
+		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(template.getActiveHoldCount()).isZero();
+		assertThat(other.tryLock(Duration.ZERO, null)).isTrue();
+		other.unlock();
+	}
+
+	@Test
+	void aHandlesExtensionFindsItsLossAtOnce() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+		template.setLockLostListener(lost::add);
+		LockHandle handle = template.tryAcquire(this.name, Duration.ZERO, null, null).orElseThrow();
+		raw().delete(lockKey());
+		assertThat(handle.extend(Duration.ofSeconds(30))).isFalse();
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(raw().hasKey(lockKey())).isFalse();
+		await().atMost(Duration.ofSeconds(5)).until(() -> lost.size() == 1);
+		assertThat(lost.get(0).getFencingToken()).isEqualTo(handle.fencingToken());
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::release);
+	}
+
+	@Test
+	void aHoldNoThreadOwnsKeepsItsHoldAtLeastCountedFromAcquisitionOrExtension() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock other = this.templates.create().getLock(this.name);
+		LockHandle handle = template
+			.tryAcquire(this.name, Duration.ZERO, Duration.ofSeconds(30), Duration.ofMillis(800))
+			.orElseThrow();
+		handle.release();
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least").isFalse();
+		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 800L);
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> other.tryLock(Duration.ZERO, null));
+		other.unlock();
+		LockHandle extended = template.tryAcquire(this.name, Duration.ZERO, null, Duration.ofMillis(800)).orElseThrow();
+		await().pollDelay(Duration.ofMillis(900)).atMost(Duration.ofSeconds(5)).until(() -> true);
+		long extendedAt = System.nanoTime();
+		assertThat(extended.extend(Duration.ofSeconds(30))).isTrue();
+		extended.release();
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least from the extension").isFalse();
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> other.tryLock(Duration.ZERO, null));
+		assertThat(Duration.ofNanos(System.nanoTime() - extendedAt)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+		other.unlock();
+	}
+
+	@Test
+	void aWaitForAHoldNoThreadOwnsEndsOnAnInterruptAndLeavesNothingBehind() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock holder = this.templates.create().getLock(this.name);
+		holder.lock();
+		CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+		CompletableFuture<Optional<LockHandle>> result = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> {
+			result.complete(template.tryAcquire(this.name, Duration.ofSeconds(30), null, null));
+			interruptKept.complete(Thread.currentThread().isInterrupted());
+		});
+		waiter.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.signals().waiterCount() == 1);
+		long interrupted = System.nanoTime();
+		waiter.interrupt();
+		assertThat(result.get(10, TimeUnit.SECONDS)).isEmpty();
+		assertThat(Duration.ofNanos(System.nanoTime() - interrupted)).isLessThan(Duration.ofSeconds(5));
+		assertThat(interruptKept.get(10, TimeUnit.SECONDS)).isTrue();
+		await().atMost(Duration.ofSeconds(5)).until(() -> template.signals().waiterCount() == 0);
+		holder.unlock();
+		assertThat(template.getActiveHoldCount()).isZero();
+		Thread.currentThread().interrupt();
+		try {
+			assertThat(template.tryAcquire(this.name, Duration.ofSeconds(30), null, null))
+				.as("asked by an interrupted thread")
+				.isEmpty();
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		LockHandle handle = template.tryAcquire(this.name, Duration.ZERO, null, null).orElseThrow();
+		handle.release();
+	}
+
+	@Test
+	void executeAsyncKeepsTheLockForItsHoldAtLeast() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock other = this.templates.create().getLock(this.name);
+		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null, Duration.ofSeconds(30),
+				() -> CompletableFuture.completedFuture("done"));
+		assertThat(result.join()).isEqualTo("done");
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least").isFalse();
+		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(20_000L, 30_000L);
+		assertThat(template
+			.executeAsync(this.name + "-none", Duration.ZERO, null, null,
+					() -> CompletableFuture.completedFuture("none"))
+			.join()).isEqualTo("none");
+		assertThat(raw().hasKey("redislock:{" + this.name + "-none}")).as("no hold-at-least: released").isFalse();
 	}
 
 	@Test

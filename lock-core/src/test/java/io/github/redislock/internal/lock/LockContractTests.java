@@ -38,10 +38,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The contract every kind of lock keeps, run for each kind on a single server and on the
- * Cluster: acquire and release, re-entry, waiting and timing out, expiry and loss,
- * fencing order, interrupted waiters (also at random moments), a release from another
- * thread and one by an interrupted thread, exclusion across application instances, and a
- * short randomized concurrent history checked by {@link LockHistory}.
+ * Cluster: acquire and release, re-entry, waiting and timing out, expiry and loss, an
+ * extension and one after the loss, asking again for a lost hold, fencing order,
+ * interrupted waiters (also at random moments), a release from another thread and one by
+ * an interrupted thread, exclusion across application instances, and a short randomized
+ * concurrent history checked by {@link LockHistory}.
  * <p>
  * A subclass adapts its kind to one shape through hooks: a {@link Contender} acquires
  * (with a wait and an optional fixed lease) on the calling thread and answers a
@@ -236,6 +237,75 @@ abstract class LockContractTests {
 		assertThat(secondThread.call(taken::fencingToken)).isGreaterThan(stale.fencingToken());
 		secondThread.run(taken::release);
 		third.subject().acquire(Duration.ZERO, null).orElseThrow().release();
+	}
+
+	@Test
+	void anExtensionGivesTheHoldANewFixedLeaseAndOneAfterItsLossAnswersFalse() throws Exception {
+		Instance first = instance();
+		Instance second = instance();
+		Worker secondThread = worker();
+		secondThread.run(() -> second.rival().acquire(Duration.ZERO, null).orElseThrow().release());
+		// Watchdog-renewed (the default lease is 30 s) until it is extended.
+		Hold hold = first.subject().acquire(Duration.ZERO, null).orElseThrow();
+		long extended = System.nanoTime();
+		assertThat(hold.extend(Duration.ofSeconds(1))).isTrue();
+		assertThat(hold.isHeld()).isTrue();
+		if (Duration.ofNanos(System.nanoTime() - extended).compareTo(Duration.ofMillis(500)) < 0) {
+			assertThat(secondThread.call(() -> second.rival().acquire(Duration.ZERO, null)))
+				.as("held for the new lease")
+				.isEmpty();
+		}
+		// A fixed lease from then on: no renewal keeps it past the second.
+		Hold taken = secondThread.call(() -> second.rival().acquire(Duration.ofSeconds(10), null))
+			.orElseThrow(() -> new AssertionError("not taken after the extended lease ran out"));
+		await().pollInSameThread().atMost(PROMPTLY).until(() -> !hold.isHeld());
+		assertThat(hold.extend(Duration.ofSeconds(30))).as("extended after its loss").isFalse();
+		assertThat(secondThread.call(taken::isHeld)).as("the new holder's hold is untouched").isTrue();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(hold::release);
+		secondThread.run(taken::release);
+		first.subject().acquire(Duration.ZERO, null).orElseThrow().release();
+	}
+
+	@Test
+	void aHolderAskingAgainForItsLostHoldGetsAFreshOneOrNothingButNoException() throws Exception {
+		Instance first = instance();
+		Instance second = instance();
+		Worker secondThread = worker();
+		secondThread.run(() -> second.rival().acquire(Duration.ZERO, null).orElseThrow().release());
+		Hold stale = first.subject().acquire(Duration.ZERO, SHORT_LEASE).orElseThrow();
+		await().pollInSameThread().atMost(PROMPTLY).until(() -> !stale.isHeld());
+		// Free in Redis: a fresh hold (for a re-entrant kind, in place of the lost one).
+		Hold fresh = first.subject().acquire(Duration.ZERO, null).orElseThrow();
+		assertThat(fresh.fencingToken()).as("a new hold's token").isGreaterThan(stale.fencingToken());
+		assertThat(fresh.isHeld()).isTrue();
+		assertThat(secondThread.call(() -> second.rival().acquire(Duration.ZERO, null))).as("taken again").isEmpty();
+		fresh.release();
+		if (traits().reentrant()) {
+			// The lost hold's outstanding acquisition carried over to the fresh hold:
+			// it still needs its release, which frees the lock.
+			assertThat(stale.isHeld()).as("held by the fresh hold until the last release").isTrue();
+			stale.release();
+		}
+		else {
+			assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::release);
+		}
+		Hold next = secondThread.call(() -> second.rival().acquire(Duration.ZERO, null))
+			.orElseThrow(() -> new AssertionError("not free after the last release"));
+		secondThread.run(next::release);
+		// Lost, and another instance holds it now: not acquired within the wait, and no
+		// exception.
+		Hold stale2 = first.subject().acquire(Duration.ZERO, SHORT_LEASE).orElseThrow();
+		Hold taken = secondThread.call(() -> second.rival().acquire(Duration.ofSeconds(10), null)).orElseThrow();
+		await().pollInSameThread().atMost(PROMPTLY).until(() -> !stale2.isHeld());
+		long start = System.nanoTime();
+		assertThat(first.subject().acquire(Duration.ofMillis(200), null)).as("while another instance holds it")
+			.isEmpty();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+		assertThat(first.subject().acquire(Duration.ZERO, null)).isEmpty();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale2::release);
+		assertThat(secondThread.call(taken::isHeld)).isTrue();
+		secondThread.run(taken::release);
+		first.subject().acquire(Duration.ZERO, null).orElseThrow().release();
 	}
 
 	@Test
@@ -604,6 +674,11 @@ abstract class LockContractTests {
 							lock.unlock();
 						}
 
+						@Override
+						public boolean extend(Duration lease) {
+							return lock.extend(lease);
+						}
+
 					});
 				}
 
@@ -647,6 +722,11 @@ abstract class LockContractTests {
 						}
 
 						@Override
+						public boolean extend(Duration lease) {
+							return permit.extend(lease);
+						}
+
+						@Override
 						public String toString() {
 							return permit.toString();
 						}
@@ -684,6 +764,11 @@ abstract class LockContractTests {
 		 * Release it; throws {@link LockLostException} when it had been lost.
 		 */
 		void release();
+
+		/**
+		 * Extend it to a new fixed lease from now; {@code false} when it is gone.
+		 */
+		boolean extend(Duration lease);
 
 	}
 

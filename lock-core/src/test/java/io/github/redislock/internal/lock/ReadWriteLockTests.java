@@ -24,9 +24,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import org.springframework.data.redis.core.StringRedisTemplate;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Read-write locks against a real Redis server and a real Redis Cluster.
@@ -40,11 +43,14 @@ class ReadWriteLockTests {
 
 	private final String name;
 
+	private final StringRedisTemplate raw;
+
 	private final List<ExecutorService> threads = new ArrayList<>();
 
 	ReadWriteLockTests(RedisMode mode, RedisTargets targets) {
 		RedisTarget redis = targets.get(mode);
 		this.templates = new LockTemplates(redis);
+		this.raw = redis.template();
 		this.name = redis.lockName("rw-" + UUID.randomUUID());
 	}
 
@@ -157,6 +163,82 @@ class ReadWriteLockTests {
 	}
 
 	@Test
+	void aReadersExtensionGivesItsOwnEntryANewLeaseAndLeavesOtherReadersAlone() throws Exception {
+		RedisReadWriteLock lock = instance();
+		RedisReadWriteLock other = instance();
+		ExecutorService otherThread = thread();
+		assertThat(lock.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500))).isTrue();
+		assertThat(otherThread.submit(() -> other.readLock().tryLock(Duration.ZERO, Duration.ofMillis(500))).get())
+			.isTrue();
+		assertThat(lock.readLock().extend(Duration.ofSeconds(30))).isTrue();
+		// The other reader's fixed lease runs out as it would have; this one's does not.
+		await().pollInSameThread()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> !otherThread.submit(() -> other.readLock().isHeldByCurrentThread()).get());
+		sleep(300);
+		assertThat(lock.readLock().isHeldByCurrentThread()).isTrue();
+		RedisLock writer = instance().writeLock();
+		assertThat(otherThread.submit(() -> writer.tryLock(Duration.ZERO, null)).get()).as("still read-locked")
+			.isFalse();
+		assertThat(lock.readLock().remainingLease()).isGreaterThan(Duration.ofSeconds(20));
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.isThrownBy(() -> lock.writeLock().extend(Duration.ofSeconds(1)));
+		lock.readLock().unlock();
+		assertThat(otherThread.submit(() -> writer.tryLock(Duration.ofSeconds(5), null)).get()).isTrue();
+		assertThat(otherThread.submit(() -> writer.extend(Duration.ofSeconds(20))).get()).isTrue();
+		assertThat(writer.remainingLease()).isBetween(Duration.ofSeconds(10), Duration.ofSeconds(20));
+		assertThat(lock.readLock().tryLock(Duration.ZERO, null)).as("write-locked").isFalse();
+		otherThread.submit(writer::unlock).get();
+	}
+
+	@Test
+	void anExtensionOfEitherSideFindsItsHoldGoneAndAnswersFalse() throws Exception {
+		RedisReadWriteLock lock = instance();
+		RedisReadWriteLock other = instance();
+		ExecutorService otherThread = thread();
+		lock.writeLock().lock();
+		this.raw.delete("redislock:{" + this.name + "}:write");
+		assertThat(otherThread.submit(() -> other.writeLock().tryLock(Duration.ZERO, Duration.ofSeconds(30))).get())
+			.isTrue();
+		assertThat(lock.writeLock().extend(Duration.ofSeconds(60))).isFalse();
+		assertThat(lock.writeLock().isHeldByCurrentThread()).isFalse();
+		assertThat(other.writeLock().remainingLease()).as("the other writer's lease")
+			.isLessThanOrEqualTo(Duration.ofSeconds(30));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock.writeLock()::unlock);
+		otherThread.submit(other.writeLock()::unlock).get();
+		lock.readLock().lock();
+		this.raw.delete("redislock:{" + this.name + "}:read");
+		assertThat(lock.readLock().extend(Duration.ofSeconds(60))).isFalse();
+		assertThat(this.raw.hasKey("redislock:{" + this.name + "}:read")).as("nothing created").isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock.readLock()::unlock);
+	}
+
+	@Test
+	void bothSidesKeepAHoldAtLeastCountedFromTheirExtension() throws Exception {
+		RedisReadWriteLock lock = instance();
+		RedisReadWriteLock other = instance();
+		ExecutorService otherThread = thread();
+		Duration atLeast = Duration.ofMillis(800);
+		for (boolean write : new boolean[] { true, false }) {
+			RedisLock side = write ? lock.writeLock() : lock.readLock();
+			RedisLock held = side.withHoldAtLeast(atLeast);
+			assertThat(held.tryLock(Duration.ZERO, null)).isTrue();
+			sleep(900);
+			long extended = System.nanoTime();
+			assertThat(held.extend(Duration.ofSeconds(30))).isTrue();
+			held.unlock();
+			assertThat(otherThread.submit(() -> other.writeLock().tryLock(Duration.ZERO, null)).get())
+				.as((write ? "write" : "read") + " side kept after its release")
+				.isFalse();
+			assertThat(otherThread.submit(() -> other.writeLock().tryLock(Duration.ofSeconds(10), null)).get())
+				.isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - extended)).as(write ? "write" : "read")
+				.isGreaterThanOrEqualTo(Duration.ofMillis(700));
+			otherThread.submit(other.writeLock()::unlock).get();
+		}
+	}
+
+	@Test
 	void bothSidesAreReentrant() {
 		RedisReadWriteLock lock = instance();
 		lock.readLock().lock();
@@ -263,6 +345,15 @@ class ReadWriteLockTests {
 		writer.unlock();
 		for (Future<Integer> reader : relay) {
 			assertThat(reader.get(60, TimeUnit.SECONDS)).isPositive();
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -218,10 +218,91 @@ class RedisLockTests {
 		assertThat(lock.isHeldByCurrentThread()).isFalse();
 		assertThat(LockContext.isHeld()).isFalse();
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(LockContext::ensureHeld);
-		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::lock)
-			.withMessageContaining("cannot re-enter");
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
 		assertThat(events).hasSize(1);
+	}
+
+	@Test
+	void aThreadTakingItsLostLockAgainGetsAFreshHoldAndTheLossIsReportedOnce() {
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+		DefaultRedisLockTemplate template = this.templates.create();
+		template.setLockLostListener(events::add);
+		RedisLock lock = template.getLock(this.name);
+		RedisLock other = this.templates.create().getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, Duration.ofMillis(300))).isTrue();
+		long stale = lock.fencingToken();
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> !lock.isHeldByCurrentThread());
+		// A fresh attempt in Redis, not LockLostException.
+		assertThat(lock.tryLock()).isTrue();
+		long fresh = lock.fencingToken();
+		assertThat(fresh).isGreaterThan(stale);
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		assertThat(LockContext.isHeld()).isTrue();
+		assertThat(LockContext.fencingToken()).isEqualTo(fresh);
+		assertThat(this.raw.opsForHash().get(lockKey(), "token")).isEqualTo(Long.toString(fresh));
+		// The lost hold's outstanding acquisition now counts on the fresh hold.
+		assertThat(lock.getHoldCount()).isEqualTo(2);
+		assertThat(other.tryLock()).isFalse();
+		lock.unlock();
+		assertThat(lock.isLocked()).as("the lost hold's unlock is still to come").isTrue();
+		assertThat(other.tryLock()).isFalse();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(LockContext::fencingToken);
+		await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
+		sleep(200);
+		assertThat(events).singleElement().satisfies((event) -> assertThat(event.getFencingToken()).isEqualTo(stale));
+	}
+
+	@Test
+	void aThreadTakingItsLostLockAgainWhileAnotherInstanceHoldsItGetsFalseAndNoException() throws Exception {
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+		DefaultRedisLockTemplate template = this.templates.create();
+		template.setLockLostListener(events::add);
+		RedisLock lock = template.getLock(this.name);
+		RedisLock other = this.templates.create().getLock(this.name);
+		lock.lock();
+		this.raw.delete(lockKey());
+		assertThat(inOtherThread(() -> other.tryLock(Duration.ZERO, null))).isTrue();
+		// Not known lost yet (no renewal has come by): re-entry is local.
+		assertThat(lock.tryLock()).isTrue();
+		lock.unlock();
+		// Known lost now, as a renewal or an extension finds it.
+		assertThat(lock.extend(Duration.ofSeconds(30))).isFalse();
+		long start = System.nanoTime();
+		assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		assertThat(lock.tryLock()).isFalse();
+		assertThat(lock.tryLock(Duration.ZERO, null)).isFalse();
+		assertThat(lock.getHoldCount()).as("the lost hold, still to be unlocked").isEqualTo(1);
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock);
+		assertThat(lock.getHoldCount()).isZero();
+		assertThat(other.isLocked()).as("the other instance's lock is untouched").isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
+		sleep(200);
+		assertThat(events).as("reported once").hasSize(1);
+		inOtherThread(() -> {
+			other.unlock();
+			return null;
+		});
+	}
+
+	@Test
+	void aLostHoldStillInRedisIsGivenBackBeforeTheFreshAttempt() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock lock = template.getLock(this.name);
+		lock.lock();
+		long stale = lock.fencingToken();
+		// Lost by this instance's reckoning (a renewal that came too late, say) while
+		// Redis still has it: taking it again must not wait for its own old hold.
+		template.holds().get(lockKey(), Thread.currentThread().getId()).markLost("lost in a test");
+		long start = System.nanoTime();
+		assertThat(lock.tryLock(Duration.ofSeconds(10), null)).isTrue();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+		assertThat(lock.fencingToken()).isGreaterThan(stale);
+		lock.unlock();
+		lock.unlock();
+		assertThat(lock.isLocked()).isFalse();
 	}
 
 	@Test
@@ -376,8 +457,127 @@ class RedisLockTests {
 		assertThat(template.getLock(this.name).isLocked()).isFalse();
 	}
 
+	@Test
+	void extendGivesTheHoldANewFixedLeaseFromNowThatTheWatchdogNoLongerRenews() {
+		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		RedisLock lock = template.getLock(this.name);
+		RedisLock other = this.templates.create().getLock(this.name);
+		lock.lock();
+		long token = lock.fencingToken();
+		assertThat(lock.extend(Duration.ofSeconds(3))).isTrue();
+		assertThat(pttl(lockKey())).as("the new lease, from now").isBetween(2000L, 3000L);
+		// Longer than three watchdog ticks (every 200 ms): a renewal would have cut the
+		// lease back to 600 ms.
+		sleep(1000);
+		assertThat(pttl(lockKey())).as("not renewed any more").isBetween(1000L, 2000L);
+		assertThat(lock.isHeldByCurrentThread()).isTrue();
+		assertThat(lock.fencingToken()).as("the same hold").isEqualTo(token);
+		// A shorter lease shortens it; the local deadline follows.
+		assertThat(lock.extend(Duration.ofMillis(400))).isTrue();
+		assertThat(pttl(lockKey())).isBetween(1L, 400L);
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+		assertThat(LockContext.isHeld()).isFalse();
+		await().pollInSameThread()
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> inOtherThread(() -> other.tryLock(Duration.ZERO, Duration.ofSeconds(30))));
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("extended to PT0.4S");
+		assertThat(other.isLocked()).as("the next holder's lock is untouched").isTrue();
+	}
+
+	@Test
+	void extendOfAHoldDeletedBehindItsBackAnswersFalseAndReportsTheLossOnce() {
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+		DefaultRedisLockTemplate template = this.templates.create();
+		template.setLockLostListener(events::add);
+		RedisLock lock = template.getLock(this.name);
+		lock.lock();
+		long token = lock.fencingToken();
+		this.raw.delete(lockKey());
+		assertThat(lock.extend(Duration.ofSeconds(10))).isFalse();
+		assertThat(this.raw.hasKey(lockKey())).as("nothing created").isFalse();
+		// Known at once, not at the next renewal.
+		assertThat(lock.isHeldByCurrentThread()).isFalse();
+		assertThat(LockContext.isHeld()).isFalse();
+		assertThat(Thread.currentThread().isInterrupted()).as("the caller is not interrupted").isFalse();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
+		assertThat(events).singleElement().satisfies((event) -> assertThat(event.getFencingToken()).isEqualTo(token));
+		assertThat(lock.extend(Duration.ofSeconds(10))).as("known lost").isFalse();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("an extension found it expired or deleted");
+		sleep(200);
+		assertThat(events).as("reported once").hasSize(1);
+	}
+
+	@Test
+	void extendNeverTouchesTheNextHoldersLock() throws Exception {
+		RedisLock stale = this.templates.create().getLock(this.name);
+		RedisLock next = this.templates.create().getLock(this.name);
+		stale.lock();
+		// Gone behind its back and taken by another instance before anyone noticed.
+		this.raw.delete(lockKey());
+		assertThat(inOtherThread(() -> next.tryLock(Duration.ZERO, Duration.ofSeconds(30)))).isTrue();
+		long before = pttl(lockKey());
+		assertThat(stale.extend(Duration.ofMinutes(5))).isFalse();
+		assertThat(stale.isHeldByCurrentThread()).isFalse();
+		assertThat(pttl(lockKey())).as("the next holder's lease").isBetween(before - 1000, before);
+		assertThat(this.raw.opsForHash().get(lockKey(), "fixed")).isNull();
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(stale::unlock)
+			.withMessageContaining("an extension found it held by another owner");
+		assertThat(next.isLocked()).isTrue();
+	}
+
+	@Test
+	void extendByAThreadNotHoldingTheLockIsRefusedAndLeavesTheHolderAlone() throws Exception {
+		RedisLock lock = this.templates.create().getLock(this.name);
+		RedisLock otherInstance = this.templates.create().getLock(this.name);
+		lock.lock();
+		Throwable refused = inOtherThread(() -> {
+			try {
+				lock.extend(Duration.ofMillis(100));
+				return null;
+			}
+			catch (IllegalMonitorStateException ex) {
+				return ex;
+			}
+		});
+		assertThat(refused).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(this.name);
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.isThrownBy(() -> otherInstance.extend(Duration.ofMillis(100)));
+		assertThat(pttl(lockKey())).as("the holder's lease").isGreaterThan(20_000L);
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.extend(Duration.ZERO));
+		assertThatIllegalArgumentException().isThrownBy(() -> lock.extend(Duration.ofSeconds(-1)));
+		lock.unlock();
+	}
+
+	@Test
+	void anExtensionCountsANewHoldAtLeastFromItself() {
+		RedisLock lock = this.templates.create().getLock(this.name).withHoldAtLeast(Duration.ofMillis(800));
+		RedisLock other = this.templates.create().getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		// The hold-at-least counted from the acquisition has passed...
+		sleep(900);
+		long extended = System.nanoTime();
+		assertThat(lock.extend(Duration.ofSeconds(30))).isTrue();
+		lock.unlock();
+		// ...the one counted from the extension has not.
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept after the release").isFalse();
+		assertThat(pttl(lockKey())).as("what remains of it, timed by Redis").isBetween(1L, 800L);
+		await().pollInSameThread()
+			.pollInterval(Duration.ofMillis(20))
+			.atMost(Duration.ofSeconds(10))
+			.until(() -> other.tryLock(Duration.ZERO, null));
+		assertThat(Duration.ofNanos(System.nanoTime() - extended)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+		other.unlock();
+	}
+
 	private String lockKey() {
 		return "redislock:{" + this.name + "}";
+	}
+
+	private long pttl(String key) {
+		Long ttl = this.raw.getExpire(key, TimeUnit.MILLISECONDS);
+		return (ttl != null) ? ttl : -3;
 	}
 
 	private static void sleep(long millis) {

@@ -9,7 +9,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
@@ -57,6 +59,7 @@ class RoundTripTests {
 		DefaultRedisLockTemplate template = this.templates.create();
 		RedisLock warmUp = template.getLock("warm-up-" + UUID.randomUUID());
 		warmUp.lock();
+		warmUp.extend(Duration.ofSeconds(10));
 		warmUp.unlock();
 		RedisLock lock = template.getLock("round-trips-" + UUID.randomUUID());
 
@@ -70,8 +73,42 @@ class RoundTripTests {
 		assertThat(requests() - before).as("re-entry and its release").isZero();
 
 		before = requests();
+		assertThat(lock.extend(Duration.ofSeconds(10))).isTrue();
+		assertThat(requests() - before).as("extend").isEqualTo(1);
+
+		before = requests();
 		lock.unlock();
 		assertThat(requests() - before).as("release").isEqualTo(1);
+	}
+
+	@Test
+	void extendingAHandleOrAPermitIsOneRequest() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		LockHandle warmUp = template.tryAcquire("warm-up-" + UUID.randomUUID(), Duration.ZERO, null, null)
+			.orElseThrow();
+		warmUp.extend(Duration.ofSeconds(10));
+		warmUp.release();
+		SemaphorePermit warmUpPermit = template.getSemaphore("warm-up-" + UUID.randomUUID(), 1)
+			.tryAcquire(Duration.ZERO, null)
+			.orElseThrow();
+		warmUpPermit.extend(Duration.ofSeconds(10));
+		warmUpPermit.close();
+
+		LockHandle handle = template
+			.tryAcquire("handle-" + UUID.randomUUID(), Duration.ZERO, null, Duration.ofSeconds(1))
+			.orElseThrow();
+		long before = requests();
+		assertThat(handle.extend(Duration.ofSeconds(10))).isTrue();
+		assertThat(requests() - before).as("extend a handle with a hold-at-least").isEqualTo(1);
+		handle.release();
+
+		SemaphorePermit permit = template.getSemaphore("permit-" + UUID.randomUUID(), 2)
+			.tryAcquire(Duration.ZERO, null)
+			.orElseThrow();
+		before = requests();
+		assertThat(permit.extend(Duration.ofSeconds(10))).isTrue();
+		assertThat(requests() - before).as("extend a permit").isEqualTo(1);
+		permit.close();
 	}
 
 	@Test

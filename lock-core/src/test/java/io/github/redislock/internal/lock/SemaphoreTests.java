@@ -151,6 +151,35 @@ class SemaphoreTests {
 	}
 
 	@Test
+	void aPermitIsExtendedFromAnyThreadAndAnExtensionAfterItsLossAnswersFalse() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		List<LockLostEvent> lost = new CopyOnWriteArrayList<>();
+		template.setLockLostListener(lost::add);
+		RedisSemaphore semaphore = template.getSemaphore(this.name, 2);
+		SemaphorePermit permit = semaphore.tryAcquire(Duration.ZERO, null).orElseThrow();
+		SemaphorePermit neighbour = semaphore.tryAcquire(Duration.ZERO, Duration.ofSeconds(30)).orElseThrow();
+		ExecutorService otherThread = Executors.newSingleThreadExecutor();
+		try {
+			assertThat(otherThread.submit(() -> permit.extend(Duration.ofMillis(1500))).get()).isTrue();
+			// Not renewed any more (the watchdog ticks every 200 ms): its lease runs out.
+			await().pollDelay(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5)).until(() -> !permit.isHeld());
+			await().atMost(Duration.ofSeconds(5)).until(() -> semaphore.availablePermits() == 1);
+			assertThat(neighbour.isHeld()).as("another permit is untouched").isTrue();
+			assertThat(permit.extend(Duration.ofSeconds(30))).as("gone").isFalse();
+			assertThat(semaphore.availablePermits()).as("nothing taken back").isEqualTo(1);
+			await().atMost(Duration.ofSeconds(5)).until(() -> lost.size() == 1);
+			assertThat(neighbour.extend(Duration.ofSeconds(5))).isTrue();
+			neighbour.close();
+			assertThat(neighbour.extend(Duration.ofSeconds(5))).as("after its release").isFalse();
+			assertThat(lost).as("a released permit is no loss").hasSize(1);
+			assertThat(semaphore.availablePermits()).isEqualTo(2);
+		}
+		finally {
+			otherThread.shutdownNow();
+		}
+	}
+
+	@Test
 	void aWatchdogRenewedPermitOutlivesItsLease() {
 		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
 		RedisSemaphore semaphore = template.getSemaphore(this.name, 1);
