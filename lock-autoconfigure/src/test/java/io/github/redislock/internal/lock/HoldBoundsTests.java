@@ -79,6 +79,37 @@ class HoldBoundsTests {
 	}
 
 	@Test
+	void anExtendedLeaseThatRanOutIsReportedAsSuch() {
+		DefaultRedisLockTemplate template = this.templates.create();
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
+		template.setLockLostListener(events::add);
+		RedisLock lock = template.getLock(this.name);
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		assertThat(lock.extend(Duration.ofMillis(300))).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !events.isEmpty());
+		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
+			.withMessageContaining("its lease, extended to PT0.3S, ran out")
+			.withMessageContaining("extend it again before it ends")
+			.withMessageNotContaining("renewal reached Redis");
+	}
+
+	@Test
+	void shutdownKeepsWhatRemainsOfAHoldAtLeastCountedFromAnExtension() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock lock = template.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(1));
+		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
+		Thread.sleep(1100);
+		assertThat(lock.extend(Duration.ofMinutes(1))).isTrue();
+		template.start();
+		template.stop();
+		assertThat(this.templates.create().getLock(this.name).tryLock(Duration.ZERO, null)).as("kept").isFalse();
+		assertThat(pttl("redislock:{" + this.name + "}")).isBetween(1L, 1000L);
+		// Still ours in Redis (kept): this release keeps it too.
+		lock.unlock();
+		assertThat(pttl("redislock:{" + this.name + "}")).isBetween(1L, 1000L);
+	}
+
+	@Test
 	void releasedLockStaysTakenUntilHoldAtLeastAfterItsAcquisition() {
 		RedisLock first = this.templates.create().getLock(this.name).withHoldAtLeast(Duration.ofSeconds(2));
 		RedisLock other = this.templates.create().getLock(this.name);

@@ -160,6 +160,11 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		return this.template.holds();
 	}
 
+	@Override
+	LockLossReporter losses() {
+		return this.template.losses();
+	}
+
 	/**
 	 * A failed attempt's result at or below minus this means: the lock is free but
 	 * reserved for a waiting writer; the rest is the reservation's remaining ms.
@@ -184,6 +189,15 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * @see #tryRelease
 	 */
 	abstract LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis);
+
+	/**
+	 * The script call that extends the hold of {@code owner} to a new fixed lease of
+	 * {@code leaseMillis} from now, owner-checked: it answers 1 when extended, 0 when the
+	 * hold is gone, -1 when another owner holds the lock (left untouched).
+	 * @param holdAtLeastMillis the hold's hold-at-least, to be counted again from the
+	 * extension (0: none)
+	 */
+	abstract LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis);
 
 	/**
 	 * Try once to take the lock.
@@ -488,6 +502,35 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 		}
 		this.template.released(hold,
 				(result == 0) ? "it had expired or was deleted when released" : "another owner held it when released");
+	}
+
+	@Override
+	@Nullable String extendInRedis(LockHold hold, long leaseMillis) {
+		LockCommands.ScriptCall call = extendCall(hold.owner(), leaseMillis, hold.holdAtLeastMillis());
+		long sent = System.nanoTime();
+		long result;
+		try {
+			result = this.template.commands().call(call);
+		}
+		catch (RuntimeException ex) {
+			if (!interruptedDuring(ex)) {
+				throw ex;
+			}
+			// Interrupted while it was on its way: it may or may not have run. Sent once
+			// more (it is safe to run twice), the interrupt kept for the caller.
+			try {
+				result = this.template.commands().call(call);
+			}
+			finally {
+				Thread.currentThread().interrupt();
+			}
+		}
+		if (result == 1) {
+			hold.extended(sent, TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+			return null;
+		}
+		return (result == 0) ? "an extension found it expired or deleted"
+				: "an extension found it held by another owner";
 	}
 
 	private long release(String owner, long token, long holdAtLeastMillis) {

@@ -1,5 +1,6 @@
 package io.github.redislock.internal.lock;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -84,6 +85,21 @@ public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPe
 		if (!this.hold.isHeld()) {
 			throw new LockLostException(this.hold.name(), this.hold.token(), this.hold.lostReason());
 		}
+	}
+
+	/**
+	 * Extend the hold to a new fixed lease from now, owner-checked, in one script call
+	 * (see {@link LockHandle#extend}).
+	 * @param lease the new lease
+	 * @return whether it was extended; {@code false} when it is gone or released
+	 */
+	@Override
+	public boolean extend(Duration lease) {
+		long leaseMillis = ThreadOwnedLock.checkedLease(lease);
+		if (this.released.get()) {
+			return false;
+		}
+		return this.lock.extend(this.hold, leaseMillis);
 	}
 
 	/**

@@ -167,6 +167,10 @@ public class DefaultRedisLockTemplate
 		return this.losses.observer();
 	}
 
+	LockLossReporter losses() {
+		return this.losses;
+	}
+
 	PendingReleases pendingReleases() {
 		return this.pendingReleases;
 	}

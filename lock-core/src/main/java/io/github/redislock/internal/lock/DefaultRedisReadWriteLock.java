@@ -86,6 +86,12 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		}
 
 		@Override
+		LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis) {
+			return this.template.readWriteCommands()
+				.extendCall(this.keys, false, owner, leaseMillis, holdAtLeastMillis);
+		}
+
+		@Override
 		boolean sharesWithWaiters() {
 			return true;
 		}
@@ -153,6 +159,11 @@ final class DefaultRedisReadWriteLock implements RedisReadWriteLock {
 		LockCommands.ScriptCall releaseCall(String owner, long token, long holdAtLeastMillis) {
 			return this.template.readWriteCommands()
 				.releaseCall(this.keys, true, owner, token, releaseMessage(), holdAtLeastMillis);
+		}
+
+		@Override
+		LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis) {
+			return this.template.readWriteCommands().extendCall(this.keys, true, owner, leaseMillis, holdAtLeastMillis);
 		}
 
 		@Override

@@ -39,6 +39,11 @@ final class ExclusiveRedisLock extends AbstractRedisLock {
 	}
 
 	@Override
+	LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis) {
+		return this.template.commands().extendCall(this.key, owner, leaseMillis, holdAtLeastMillis);
+	}
+
+	@Override
 	public boolean isLocked() {
 		return this.template.commands().exists(this.key);
 	}

@@ -40,6 +40,10 @@ final class LockCommands {
 	@SuppressWarnings("rawtypes")
 	private static final RedisScript<List> RENEW = script("renew.lua", List.class);
 
+	private static final RedisScript<Long> EXTEND = script("extend.lua", Long.class);
+
+	private static final RedisScript<Long> EXTEND_MEMBER = script("extend-member.lua", Long.class);
+
 	private static final RedisScript<Long> FORCE_UNLOCK = script("force-unlock.lua", Long.class);
 
 	@SuppressWarnings("rawtypes")
@@ -397,6 +401,32 @@ final class LockCommands {
 				List.of(owner, this.keys.releaseChannel(lockKey), message, Long.toString(token),
 						Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis), this.sharded),
 				"release");
+	}
+
+	/**
+	 * The script call that extends a held lock hash (an exclusive lock, a write side) to
+	 * a new fixed lease if {@code owner} holds it: one round trip. With
+	 * {@code holdAtLeastMillis}, the lock stays taken after its release until at least
+	 * that long after the extension ran, by this server's clock.
+	 * @return (of the call) 1 extended, 0 the hold was gone, -1 another owner holds it
+	 * (left untouched)
+	 */
+	ScriptCall extendCall(String lockKey, String owner, long leaseMillis, long holdAtLeastMillis) {
+		return new ScriptCall(EXTEND, List.of(lockKey),
+				List.of(owner, Long.toString(leaseMillis), Long.toString(holdAtLeastMillis)), "extend");
+	}
+
+	/**
+	 * The script call that extends a holder's entry of a sorted set (a reader, a
+	 * semaphore permit) to a new fixed lease if it is still there: one round trip.
+	 * @param atLeastKey where a reader's hold-at-least from the extension is recorded
+	 * ({@code null} for a permit, which has none)
+	 * @return (of the call) 1 extended, 0 the hold was gone
+	 */
+	ScriptCall extendMemberCall(String setKey, @Nullable String atLeastKey, String owner, long leaseMillis,
+			long holdAtLeastMillis) {
+		return new ScriptCall(EXTEND_MEMBER, (atLeastKey != null) ? List.of(setKey, atLeastKey) : List.of(setKey),
+				List.of(owner, Long.toString(leaseMillis), Long.toString(holdAtLeastMillis)), "extend");
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.redislock.internal.lock;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.redislock.core.HeldLock;
@@ -15,7 +16,8 @@ import io.github.redislock.support.CurrentLock;
  * and the local deadline after which the lease may have run out.
  * <p>
  * The deadline runs on the monotonic clock from the moment the acquire (or the last
- * successful renewal) was <em>sent</em>, so it never ends later than the lease in Redis.
+ * successful renewal or extension) was <em>sent</em>, so it never ends later than the
+ * lease in Redis. An extension fixes the lease: the watchdog renews the hold no more.
  */
 final class LockHold implements CurrentLock {
 
@@ -29,10 +31,17 @@ final class LockHold implements CurrentLock {
 
 	private final long token;
 
-	private final boolean watchdog;
+	/** Whether the watchdog renews it: taken without a fixed lease, and not extended. */
+	private volatile boolean watchdog;
 
-	/** The lease it was granted with (for a fixed lease, all it ever has). */
-	private final long leaseNanos;
+	/** Whether its holder extended it (last to {@link #leaseNanos}, when that worked). */
+	private volatile boolean extended;
+
+	/**
+	 * The lease it was granted with, or last extended to (for a fixed lease, all it ever
+	 * has).
+	 */
+	private volatile long leaseNanos;
 
 	private final long acquiredNanos;
 
@@ -65,6 +74,9 @@ final class LockHold implements CurrentLock {
 	/** Set when the last release began. */
 	@GuardedBy("this")
 	private boolean released;
+
+	/** Extensions of this hold take turns (a handle may be extended from any thread). */
+	private final ReentrantLock extending = new ReentrantLock();
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
 			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds) {
@@ -187,10 +199,42 @@ final class LockHold implements CurrentLock {
 		return this.lostReason == null && System.nanoTime() - this.deadlineNanos < 0;
 	}
 
-	void renewed(long sentNanos, long leaseNanos) {
-		if (this.lostReason == null) {
+	/**
+	 * A renewal sent at {@code sentNanos} reached Redis: the deadline moves, unless the
+	 * hold was lost or extended to a fixed lease since (a renewal that was on its way
+	 * then says nothing about the extended lease).
+	 */
+	synchronized void renewed(long sentNanos, long leaseNanos) {
+		if (this.lostReason == null && this.watchdog) {
 			this.deadlineNanos = sentNanos + leaseNanos;
 		}
+	}
+
+	/**
+	 * An extension is about to be sent: from now on the lease is the holder's, and the
+	 * watchdog leaves the hold alone (also the answers of renewals on their way).
+	 */
+	synchronized void fixLease() {
+		this.watchdog = false;
+		this.extended = true;
+	}
+
+	/**
+	 * An extension sent at {@code sentNanos} reached Redis: the deadline is that lease
+	 * from then, earlier or later than before.
+	 */
+	synchronized void extended(long sentNanos, long leaseNanos) {
+		if (this.lostReason == null) {
+			this.leaseNanos = leaseNanos;
+			this.deadlineNanos = sentNanos + leaseNanos;
+		}
+	}
+
+	/**
+	 * Return the lock that extensions of this hold take in turn.
+	 */
+	ReentrantLock extending() {
+		return this.extending;
 	}
 
 	HeldLock describe() {
@@ -233,6 +277,13 @@ final class LockHold implements CurrentLock {
 	}
 
 	/**
+	 * Whether the last release of this hold began.
+	 */
+	synchronized boolean isReleased() {
+		return this.released;
+	}
+
+	/**
 	 * Interrupt the holding thread, unless it is already releasing the hold.
 	 */
 	synchronized void interruptHolder() {
@@ -253,6 +304,11 @@ final class LockHold implements CurrentLock {
 	 * the maximum hold time, or no renewal reached Redis in time.
 	 */
 	String expiryReason() {
+		if (this.extended) {
+			return "its lease, extended to " + Duration.ofNanos(this.leaseNanos)
+					+ ", ran out while it was held (an extended lease is fixed: the watchdog no longer renews it;"
+					+ " extend it again before it ends)";
+		}
 		if (!this.watchdog) {
 			return "its fixed lease of " + Duration.ofNanos(this.leaseNanos)
 					+ " ran out while it was held (a fixed lease, leaseTime, is never renewed: make it longer than"

@@ -12,7 +12,9 @@ import org.springframework.util.Assert;
  * <li>{@code P:{N}} — hash: {@code owner} (instance id, thread id and acquisition
  * number), {@code token} (fencing token), {@code waiters} (present when someone waits),
  * {@code kept} (present once released but kept for its hold-at-least: never renewed
- * again); it expires with the lease;</li>
+ * again), {@code fixed} (present once its holder extended it to a lease of its own: never
+ * renewed by the watchdog again), {@code atleast} (the hold-at-least deadline its last
+ * extension recorded, in Redis server milliseconds); it expires with the lease;</li>
  * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
  * lock is gone;</li>
  * <li>channel {@code P:{N}:released} — carries the releasing instance's id and the lock
@@ -23,11 +25,13 @@ import org.springframework.util.Assert;
  * ids); expires unless refreshed.</li>
  * </ul>
  * A read-write lock named {@code N} uses {@code P:{N}:write} (hash: {@code owner},
- * {@code token}; expires with the writer's lease), {@code P:{N}:read} (sorted set: reader
- * owner id → that reader's lease deadline in Redis server milliseconds; a reader released
- * but kept for its hold-at-least as {@code owner:kept}), {@code P:{N}:queued} (owner of a
- * waiting writer, for a lease), {@code P:{N}:waiters} (present while someone waits) and
- * the same {@code P:{N}:fence}.
+ * {@code token}, and the exclusive lock's {@code kept}, {@code fixed}, {@code atleast};
+ * expires with the writer's lease), {@code P:{N}:read} (sorted set: reader owner id →
+ * that reader's lease deadline in Redis server milliseconds; a reader released but kept
+ * for its hold-at-least as {@code owner:kept}), {@code P:{N}:read-atleast} (sorted set:
+ * reader owner id → the hold-at-least deadline its last extension recorded, server
+ * milliseconds), {@code P:{N}:queued} (owner of a waiting writer, for a lease),
+ * {@code P:{N}:waiters} (present while someone waits) and the same {@code P:{N}:fence}.
  * <p>
  * Every key of a name carries the hash tag {@code {N}}, so every script touches one
  * Cluster slot; braces and backslashes of the name are escaped in the tag
@@ -75,13 +79,15 @@ final class LockKeys {
 
 	ReadWriteKeys readWriteKeys(String name) {
 		String base = lockKey(name);
-		return new ReadWriteKeys(base + ":write", base + ":read", base + ":queued", base + ":waiters", fenceKey(base));
+		return new ReadWriteKeys(base + ":write", base + ":read", base + ":read-atleast", base + ":queued",
+				base + ":waiters", fenceKey(base));
 	}
 
 	/**
 	 * The keys of one read-write lock.
 	 */
-	record ReadWriteKeys(String write, String readers, String queued, String waiters, String fence) {
+	record ReadWriteKeys(String write, String readers, String readersAtLeast, String queued, String waiters,
+			String fence) {
 
 	}
 

@@ -78,6 +78,15 @@ final class LockLossReporter implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * A hold is found lost by its holder (an extension, or its thread asking for the lock
+	 * again); reported once, and nobody is interrupted: the holder learns from the
+	 * answer.
+	 */
+	void lostFoundByHolder(LockHold hold, String reason) {
+		report(hold, reason);
+	}
+
 	private boolean report(LockHold hold, String reason) {
 		if (!hold.markLost(reason)) {
 			return false;

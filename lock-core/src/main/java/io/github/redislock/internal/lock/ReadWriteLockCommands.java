@@ -78,11 +78,24 @@ final class ReadWriteLockCommands {
 	 */
 	LockCommands.ScriptCall releaseCall(ReadWriteKeys keys, boolean write, String owner, long token, String message,
 			long holdAtLeastMillis) {
-		return new LockCommands.ScriptCall(RELEASE, List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence()),
+		return new LockCommands.ScriptCall(RELEASE,
+				List.of(keys.write(), keys.readers(), keys.waiters(), keys.fence(), keys.readersAtLeast()),
 				List.of(owner, channel(keys), message, write ? "w" : "r", Long.toString(token),
 						Long.toString(LockCommands.fenceRetention(0)), Long.toString(holdAtLeastMillis),
 						this.commands.shardedFlag()),
 				"release");
+	}
+
+	/**
+	 * The script call that extends one side's hold to a new fixed lease if {@code owner}
+	 * holds it, recording a hold-at-least counted from now.
+	 * @return (of the call) 1 extended, 0 the hold was gone, -1 another owner holds the
+	 * write side
+	 */
+	LockCommands.ScriptCall extendCall(ReadWriteKeys keys, boolean write, String owner, long leaseMillis,
+			long holdAtLeastMillis) {
+		return write ? this.commands.extendCall(keys.write(), owner, leaseMillis, holdAtLeastMillis) : this.commands
+			.extendMemberCall(keys.readers(), keys.readersAtLeast(), owner, leaseMillis, holdAtLeastMillis);
 	}
 
 	void writerGaveUp(ReadWriteKeys keys, String owner, String message) {

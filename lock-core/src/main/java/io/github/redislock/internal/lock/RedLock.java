@@ -146,6 +146,38 @@ final class RedLock extends ThreadOwnedLock {
 	}
 
 	@Override
+	LockLossReporter losses() {
+		return this.template.losses();
+	}
+
+	/**
+	 * Extend the hold on every node, owner-checked, in parallel: extended when a majority
+	 * confirmed it within the new lease's validity (the lease less the time the calls
+	 * took and the drift allowance); the local deadline is then the start of the calls
+	 * plus the lease less the drift. Otherwise the hold counts as lost: nodes that
+	 * extended it keep it for that lease at most, and its release gives it back there.
+	 * Each node records a hold-at-least counted from its own clock when it ran the
+	 * extension.
+	 */
+	@Override
+	@Nullable String extendInRedis(LockHold hold, long leaseMillis) {
+		RedLockSettings redlock = this.template.redlock();
+		long start = System.nanoTime();
+		List<@Nullable Long> results = this.template.onAllNodes(
+				(node) -> node.call(node.extendCall(this.key, hold.owner(), leaseMillis, hold.holdAtLeastMillis())));
+		long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		long extended = results.stream().filter((result) -> result != null && result == 1).count();
+		long validity = leaseMillis - elapsed - redlock.driftMillis(leaseMillis);
+		if (extended >= this.template.getQuorum() && validity > 0) {
+			hold.extended(start, TimeUnit.MILLISECONDS.toNanos(leaseMillis - redlock.driftMillis(leaseMillis)));
+			return null;
+		}
+		return "an extension was confirmed by only " + extended + " of " + this.template.getNodeCount()
+				+ " RedLock nodes" + ((extended >= this.template.getQuorum()) ? ", after its validity" : "") + " ("
+				+ this.template.getQuorum() + " needed)";
+	}
+
+	@Override
 	public LockAcquisitionException acquisitionFailure(Duration waitTime) {
 		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
 				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");

@@ -362,6 +362,10 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 						refused += (node != null && !node[i]) ? 1 : 0;
 					}
 					LockHold hold = due.get(i);
+					if (!hold.watchdog()) {
+						// Extended meanwhile: the lease is the holder's now.
+						continue;
+					}
 					if (renewed >= getQuorum()) {
 						hold.renewed(sent, TimeUnit.MILLISECONDS.toNanos(lease - this.redlock.driftMillis(lease)));
 						this.losses.observer().renewed(1);

@@ -58,6 +58,14 @@ final class SemaphoreLock extends AbstractRedisLock {
 	}
 
 	/**
+	 * The call that extends a permit: its entry's lease (a permit has no hold-at-least).
+	 */
+	@Override
+	LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis) {
+		return this.template.commands().extendMemberCall(this.keys.permits(), null, owner, leaseMillis, 0);
+	}
+
+	/**
 	 * Return how many permits are held now, on any instance.
 	 */
 	long heldPermits() {

@@ -12,9 +12,9 @@ import org.springframework.util.Assert;
 import io.github.redislock.support.CurrentLocks;
 
 /**
- * Base of the lock types: ownership by the calling thread, local re-entry counting and
- * the {@link java.util.concurrent.locks.Lock} methods. Subclasses take a fresh hold and
- * release the last one.
+ * Base of the lock types: ownership by the calling thread, local re-entry counting, the
+ * {@link java.util.concurrent.locks.Lock} methods and extensions. Subclasses take a fresh
+ * hold, extend one and release the last one.
  */
 abstract class ThreadOwnedLock implements RedisLock {
 
@@ -79,6 +79,19 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 * Release the last hold, already removed from the registry and the context.
 	 */
 	abstract void releaseLast(LockHold hold);
+
+	/**
+	 * Extend a hold in Redis to a new fixed lease: one script call (one per node for
+	 * RedLock). On success the implementation moves the hold's local deadline
+	 * ({@link LockHold#extended}).
+	 * @return {@code null} when extended, otherwise why the hold is found lost
+	 */
+	abstract @Nullable String extendInRedis(LockHold hold, long leaseMillis);
+
+	/**
+	 * Return where this lock's losses are reported.
+	 */
+	abstract LockLossReporter losses();
 
 	@Override
 	public void lock() {
@@ -159,6 +172,63 @@ abstract class ThreadOwnedLock implements RedisLock {
 		hold.releasing();
 		holds().remove(hold);
 		releaseLast(hold);
+	}
+
+	@Override
+	public boolean extend(Duration lease) {
+		long leaseMillis = checkedLease(lease);
+		LockHold hold = currentHold();
+		if (hold == null) {
+			throw new IllegalMonitorStateException(
+					"Lock '" + Printable.of(this.name) + "' is not held by the current thread ("
+							+ Thread.currentThread().getName() + "); only the thread that acquired it can extend it");
+		}
+		return extend(hold, leaseMillis);
+	}
+
+	/**
+	 * Return a new lease in milliseconds, checked.
+	 */
+	static long checkedLease(Duration lease) {
+		Assert.notNull(lease, "'lease' must not be null");
+		Assert.isTrue(lease.toMillis() > 0, "'lease' must be positive");
+		return lease.toMillis();
+	}
+
+	/**
+	 * Extend {@code hold} of this lock (a thread's, or a handle's from any thread) to a
+	 * new fixed lease from now. Extensions of one hold take turns; the watchdog leaves it
+	 * alone from the moment the first is sent. A hold known lost (or released) answers
+	 * {@code false} without a call; one that Redis no longer has as ours is reported lost
+	 * at once (once, as any loss; the holder is not interrupted: it learns from the
+	 * answer), unless it was released meanwhile.
+	 * @return whether it was extended
+	 */
+	boolean extend(LockHold hold, long leaseMillis) {
+		hold.extending().lock();
+		try {
+			if (hold.isReleased()) {
+				return false;
+			}
+			if (!hold.isHeld()) {
+				losses().lostFoundByHolder(hold, hold.lostReason());
+				return false;
+			}
+			hold.fixLease();
+			String lost = extendInRedis(hold, leaseMillis);
+			if (lost == null) {
+				// (Unless its deadline check found it lost while the extension was on its
+				// way: a loss once reported stands.)
+				return hold.isHeld();
+			}
+			if (!hold.isReleased()) {
+				losses().lostFoundByHolder(hold, lost);
+			}
+			return false;
+		}
+		finally {
+			hold.extending().unlock();
+		}
 	}
 
 	private @Nullable LockHold currentHold() {

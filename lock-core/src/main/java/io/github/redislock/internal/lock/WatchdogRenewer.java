@@ -203,6 +203,13 @@ final class WatchdogRenewer implements AutoCloseable {
 		int count = 0;
 		for (int i = 0; i < renewed.length; i++) {
 			LockHold hold = batch.get(i);
+			if (!hold.watchdog()) {
+				// Extended since this renewal was sent: its lease is the holder's now,
+				// and
+				// an answer about the renewal (which the extension may have overtaken or
+				// made skip it) says nothing about it.
+				continue;
+			}
 			if (renewed[i]) {
 				hold.renewed(sent, leaseNanos);
 				count++;

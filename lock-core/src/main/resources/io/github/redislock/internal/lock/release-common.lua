@@ -20,6 +20,16 @@ local function holdRemainderMs(token, holdAtLeastMs)
   return math.ceil((tonumber(token) + tonumber(holdAtLeastMs) * 1000 - nowUs) / 1000)
 end
 
+-- What remains of a hold-at-least that an extension recorded (extend.lua, extend-member.lua:
+-- a deadline in this server's ms), in ms; 0 or less when nothing remains. A hold extended
+-- at server time T with hold-at-least H stays taken after its release until T + H, or
+-- until its own hold-at-least from the token ends, whichever is later.
+local function atLeastRemainderMs(deadlineMs)
+  local time = redis.call('TIME')
+  local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+  return tonumber(deadlineMs) - nowMs
+end
+
 -- Mark the fencing counter 'released by this token' (negated; acquire reads its absolute
 -- value), only while it still holds this token, so it never moves backwards; or when it is
 -- gone (a hold longer than its retention): we held the lock, so no later token was issued.

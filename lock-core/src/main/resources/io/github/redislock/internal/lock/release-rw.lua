@@ -1,11 +1,14 @@
 -- Release the read or write side of a read-write lock if the caller holds it. Runs after
 -- release-common.lua (holdRemainderMs, markReleased).
--- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter
+-- KEYS[1] writer hash, KEYS[2] readers zset, KEYS[3] waiters flag, KEYS[4] fencing counter,
+-- KEYS[5] readers' hold-at-least deadlines recorded by their extensions (extend-member.lua)
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] 'r' or 'w',
 -- ARGV[5] the hold's fencing token ('0' when unknown), ARGV[6] fencing counter retention ms,
 -- ARGV[7] hold-at-least ms ('0' for none): the hold stays until that long after the token
 -- was issued (the token is at least the server's clock in microseconds then), ARGV[8] '1'
--- to publish a sharded message
+-- to publish a sharded message. A hold that was extended keeps the hold-at-least its
+-- extension recorded (counted from the extension), when that ends later: the write side's
+-- 'atleast' field, a reader's entry in KEYS[5].
 -- Returns 1 when released (now or by an earlier run of this same release), 0 when the
 -- hold was gone (expired or deleted; flagged waiters are then told if the lock is free),
 -- -1 when another owner holds the write side (then it is left untouched).
@@ -41,7 +44,8 @@ local function serverMillis()
   return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 if ARGV[4] == 'w' then
-  local writer = redis.call('HGET', KEYS[1], 'owner')
+  local fields = redis.call('HMGET', KEYS[1], 'owner', 'atleast')
+  local writer = fields[1]
   if writer ~= ARGV[1] then
     if releasedBefore() then
       return 1
@@ -53,6 +57,9 @@ if ARGV[4] == 'w' then
     return 0
   end
   local keepMs = keep()
+  if fields[2] then
+    keepMs = math.max(keepMs, atLeastRemainderMs(fields[2]))
+  end
   if keepMs > 0 then
     -- Kept: no renewal may stretch it again (renew.lua skips 'kept'), and waiters are told
     -- that it now ends sooner than the lease they saw.
@@ -69,6 +76,11 @@ else
   local nowMs = serverMillis()
   local deadline = redis.call('ZSCORE', KEYS[2], ARGV[1])
   local keepMs = keep()
+  local atLeast = redis.call('ZSCORE', KEYS[5], ARGV[1])
+  if atLeast then
+    redis.call('ZREM', KEYS[5], ARGV[1])
+    keepMs = math.max(keepMs, tonumber(atLeast) - nowMs)
+  end
   if deadline and tonumber(deadline) > nowMs and keepMs > 0 then
     -- Our entry stays until then, under a name of its own that no renewal knows (it must
     -- not stretch it again); the set must live as long. Waiters are told that it now

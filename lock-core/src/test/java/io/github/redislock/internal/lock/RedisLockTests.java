@@ -459,7 +459,9 @@ class RedisLockTests {
 
 	@Test
 	void extendGivesTheHoldANewFixedLeaseFromNowThatTheWatchdogNoLongerRenews() {
+		List<LockLostEvent> events = new CopyOnWriteArrayList<>();
 		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
+		template.setLockLostListener(events::add);
 		RedisLock lock = template.getLock(this.name);
 		RedisLock other = this.templates.create().getLock(this.name);
 		lock.lock();
@@ -477,6 +479,8 @@ class RedisLockTests {
 		assertThat(pttl(lockKey())).isBetween(1L, 400L);
 		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
 		assertThat(LockContext.isHeld()).isFalse();
+		// Found by this instance's deadline check.
+		await().atMost(Duration.ofSeconds(5)).until(() -> !events.isEmpty());
 		await().pollInSameThread()
 			.atMost(Duration.ofSeconds(5))
 			.until(() -> inOtherThread(() -> other.tryLock(Duration.ZERO, Duration.ofSeconds(30))));

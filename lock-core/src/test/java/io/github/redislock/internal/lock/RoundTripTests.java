@@ -105,9 +105,10 @@ class RoundTripTests {
 		SemaphorePermit permit = template.getSemaphore("permit-" + UUID.randomUUID(), 2)
 			.tryAcquire(Duration.ZERO, null)
 			.orElseThrow();
-		before = requests();
+		// (Its script reads the set's expiry with PTTL, which INFO counts too.)
+		before = scriptCalls();
 		assertThat(permit.extend(Duration.ofSeconds(10))).isTrue();
-		assertThat(requests() - before).as("extend a permit").isEqualTo(1);
+		assertThat(scriptCalls() - before).as("extend a permit").isEqualTo(1);
 		permit.close();
 	}
 
