@@ -244,9 +244,10 @@ abstract class LockContractTests {
 		Instance first = instance();
 		Instance second = instance();
 		Worker secondThread = worker();
-		secondThread.run(() -> second.rival().acquire(Duration.ZERO, null).orElseThrow().release());
+		// Connected first (with a wait: opening connections to a Cluster takes a while).
+		secondThread.run(() -> second.rival().acquire(PROMPTLY, null).orElseThrow().release());
 		// Watchdog-renewed (the default lease is 30 s) until it is extended.
-		Hold hold = first.subject().acquire(Duration.ZERO, null).orElseThrow();
+		Hold hold = first.subject().acquire(PROMPTLY, null).orElseThrow();
 		long extended = System.nanoTime();
 		assertThat(hold.extend(Duration.ofSeconds(1))).isTrue();
 		assertThat(hold.isHeld()).isTrue();
@@ -271,7 +272,10 @@ abstract class LockContractTests {
 		Instance first = instance();
 		Instance second = instance();
 		Worker secondThread = worker();
-		secondThread.run(() -> second.rival().acquire(Duration.ZERO, null).orElseThrow().release());
+		// Both connected first (with a wait: opening connections to a Cluster takes a
+		// while, maybe longer than the short lease).
+		secondThread.run(() -> second.rival().acquire(PROMPTLY, null).orElseThrow().release());
+		first.subject().acquire(PROMPTLY, null).orElseThrow().release();
 		Hold stale = first.subject().acquire(Duration.ZERO, SHORT_LEASE).orElseThrow();
 		await().pollInSameThread().atMost(PROMPTLY).until(() -> !stale.isHeld());
 		// Free in Redis: a fresh hold (for a re-entrant kind, in place of the lost one).
