@@ -348,6 +348,7 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * {@link io.github.redislock.core.LockLostException} when the hold had been lost and
 	 * {@code redislock.on-lock-lost=throw}
 	 */
+	@Override
 	CompletableFuture<@Nullable Void> releaseAsync(LockHold hold) {
 		hold.releasing();
 		holds().remove(hold);

@@ -13,21 +13,23 @@ import io.github.redislock.support.CurrentLocks;
 
 /**
  * A lock held by an asynchronous call (a {@code CompletionStage}, a {@code Mono} or a
- * {@code Flux}), not by a thread: renewed by the watchdog like any hold, released once,
- * from any thread. The engine's {@link LockHandle}; a semaphore's are
+ * {@code Flux}) or by a handle a caller keeps
+ * ({@link io.github.redislock.core.RedisLockTemplate#tryAcquire(String, Duration, Duration, Duration)}),
+ * not by a thread: renewed by the watchdog like any hold (until it is extended), extended
+ * and released once, from any thread. The engine's {@link LockHandle}; a semaphore's are
  * {@link AsyncPermit}s.
  *
  * @since 0.1.0
  */
 public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPermit {
 
-	private final AbstractRedisLock lock;
+	private final ThreadOwnedLock lock;
 
 	private final LockHold hold;
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	AsyncHold(AbstractRedisLock lock, LockHold hold) {
+	AsyncHold(ThreadOwnedLock lock, LockHold hold) {
 		this.lock = lock;
 		this.hold = hold;
 	}
@@ -35,7 +37,7 @@ public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPe
 	/**
 	 * Return the handle of a hold of {@code lock}: a permit for a semaphore's.
 	 */
-	static AsyncHold of(AbstractRedisLock lock, LockHold hold) {
+	static AsyncHold of(ThreadOwnedLock lock, LockHold hold) {
 		return (lock instanceof SemaphoreLock) ? new AsyncPermit(lock, hold) : new AsyncHold(lock, hold);
 	}
 

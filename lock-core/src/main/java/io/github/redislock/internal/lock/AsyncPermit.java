@@ -8,7 +8,7 @@ import io.github.redislock.core.SemaphorePermit;
  */
 final class AsyncPermit extends AsyncHold implements SemaphorePermit {
 
-	AsyncPermit(AbstractRedisLock lock, LockHold hold) {
+	AsyncPermit(ThreadOwnedLock lock, LockHold hold) {
 		super(lock, hold);
 	}
 

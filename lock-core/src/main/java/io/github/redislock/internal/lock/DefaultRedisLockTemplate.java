@@ -21,6 +21,7 @@ import java.util.function.Supplier;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockCallback;
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockKind;
 import io.github.redislock.core.LockObserver;
 import io.github.redislock.core.ObservableLockTemplate;
@@ -327,13 +328,45 @@ public class DefaultRedisLockTemplate
 	@Override
 	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
 			Supplier<? extends CompletionStage<T>> action) {
-		RedisLock lock = getLock(name);
+		return executeAsync(name, waitTime, leaseTime, null, action);
+	}
+
+	@Override
+	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Duration holdAtLeast, Supplier<? extends CompletionStage<T>> action) {
+		RedisLock lock = lock(name, holdAtLeast);
 		return acquireAsync(lock, waitTime, leaseTime).thenCompose((hold) -> {
 			if (hold.isEmpty()) {
 				throw lock.acquisitionFailure(waitTime);
 			}
 			return whileHeld(hold.get(), action);
 		});
+	}
+
+	/**
+	 * Take the named lock for a hold that no thread owns, waiting on the calling thread
+	 * for the asynchronous acquisition ({@link #acquireAsync}): an interrupt gives it up,
+	 * and nothing is left taken.
+	 */
+	@Override
+	public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Duration holdAtLeast) {
+		RedisLock lock = lock(name, holdAtLeast);
+		if (Thread.currentThread().isInterrupted()) {
+			return Optional.empty();
+		}
+		try {
+			return awaitHold(acquireAsync(lock, waitTime, leaseTime)).map(LockHandle.class::cast);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Optional.empty();
+		}
+	}
+
+	private RedisLock lock(String name, @Nullable Duration holdAtLeast) {
+		RedisLock lock = getLock(name);
+		return (holdAtLeast != null && !holdAtLeast.isZero()) ? lock.withHoldAtLeast(holdAtLeast) : lock;
 	}
 
 	/**

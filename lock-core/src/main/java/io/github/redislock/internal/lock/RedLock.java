@@ -114,16 +114,12 @@ final class RedLock extends ThreadOwnedLock {
 	 * nodes are made in parallel, then waited for): the hold is taken under
 	 * {@code holderId} and belongs to no thread.
 	 * @return the hold, or {@code null} when the wait time ran out
+	 * @throws InterruptedException when the calling thread was interrupted (what the
+	 * nodes granted is given back)
 	 */
-	@Nullable LockHold acquireDetached(long holderId, Duration waitTime, @Nullable Duration leaseTime) {
-		boolean acquired;
-		try {
-			acquired = acquireNew(holderId, waitTime.toNanos(), leaseTime, true);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new LockAcquisitionException(this.name, waitTime, "interrupted while waiting");
-		}
+	@Nullable LockHold acquireDetached(long holderId, Duration waitTime, @Nullable Duration leaseTime)
+			throws InterruptedException {
+		boolean acquired = acquireNew(holderId, waitTime.toNanos(), leaseTime, true);
 		if (!acquired) {
 			return null;
 		}
@@ -143,6 +139,11 @@ final class RedLock extends ThreadOwnedLock {
 		hold.releasing();
 		this.template.holds().remove(hold);
 		releaseLast(hold);
+	}
+
+	@Override
+	CompletableFuture<@Nullable Void> releaseAsync(LockHold hold) {
+		return CompletableFuture.runAsync(() -> releaseDetached(hold), this.template.calls());
 	}
 
 	@Override

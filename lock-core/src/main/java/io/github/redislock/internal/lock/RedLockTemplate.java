@@ -4,16 +4,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.redislock.core.HeldLock;
+import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockCallback;
+import io.github.redislock.core.LockHandle;
 import io.github.redislock.core.LockObserver;
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLock;
@@ -189,28 +193,79 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 	@Override
 	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
 			Supplier<? extends CompletionStage<T>> action) {
-		RedLock lock = new RedLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
+		return executeAsync(name, waitTime, leaseTime, null, action);
+	}
+
+	/**
+	 * Run asynchronous work under a RedLock hold with a minimum hold, as
+	 * {@link #executeAsync(String, Duration, Duration, Supplier)} does; the nodes keep
+	 * the lock after the release for what remains of {@code holdAtLeast} by this
+	 * process's clock (see {@link RedLock#releaseOnNodes}).
+	 */
+	@Override
+	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Duration holdAtLeast, Supplier<? extends CompletionStage<T>> action) {
+		RedLock lock = lock(name, holdAtLeast);
 		long holderId = -this.asyncHolders.incrementAndGet();
-		return CompletableFuture.supplyAsync(() -> lock.acquireDetached(holderId, waitTime, leaseTime), this.calls)
-			.thenCompose((hold) -> {
-				if (hold == null) {
-					throw lock.acquisitionFailure(waitTime);
-				}
-				CompletionStage<T> work;
-				CurrentLocks.entered(hold);
-				try {
-					work = action.get();
-				}
-				catch (RuntimeException ex) {
-					CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls);
-					throw ex;
-				}
-				finally {
-					CurrentLocks.exited(hold);
-				}
-				return DefaultRedisLockTemplate.afterRelease(work,
-						() -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls));
-			});
+		return CompletableFuture.supplyAsync(() -> {
+			try {
+				return lock.acquireDetached(holderId, waitTime, leaseTime);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new LockAcquisitionException(name, waitTime, "interrupted while waiting");
+			}
+		}, this.calls).thenCompose((hold) -> {
+			if (hold == null) {
+				throw lock.acquisitionFailure(waitTime);
+			}
+			CompletionStage<T> work;
+			CurrentLocks.entered(hold);
+			try {
+				work = action.get();
+			}
+			catch (RuntimeException ex) {
+				CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls);
+				throw ex;
+			}
+			finally {
+				CurrentLocks.exited(hold);
+			}
+			return DefaultRedisLockTemplate.afterRelease(work,
+					() -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls));
+		});
+	}
+
+	/**
+	 * Take the named lock for a hold that no thread owns, waiting on the calling thread
+	 * (RedLock's attempts run there anyway: its nodes are asked in parallel and their
+	 * answers waited for). The handle is released, and extended (on a majority of the
+	 * nodes, within the new lease's validity), from any thread.
+	 */
+	@Override
+	public Optional<LockHandle> tryAcquire(String name, Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Duration holdAtLeast) {
+		Assert.notNull(waitTime, "'waitTime' must not be null");
+		Assert.isTrue(!waitTime.isNegative(), "'waitTime' must not be negative");
+		Assert.isTrue(leaseTime == null || leaseTime.toMillis() > 0, "'leaseTime' must be positive");
+		RedLock lock = lock(name, holdAtLeast);
+		if (Thread.currentThread().isInterrupted()) {
+			return Optional.empty();
+		}
+		LockHold hold;
+		try {
+			hold = lock.acquireDetached(-this.asyncHolders.incrementAndGet(), waitTime, leaseTime);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return Optional.empty();
+		}
+		return (hold != null) ? Optional.of(AsyncHold.of(lock, hold)) : Optional.empty();
+	}
+
+	private RedLock lock(String name, @Nullable Duration holdAtLeast) {
+		RedLock lock = new RedLock(this, name, this.keys.lockKey(name), HoldBounds.of(this.settings.maxHold()));
+		return (holdAtLeast != null && !holdAtLeast.isZero()) ? (RedLock) lock.withHoldAtLeast(holdAtLeast) : lock;
 	}
 
 	/**
@@ -253,6 +308,10 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 
 	LockLossReporter losses() {
 		return this.losses;
+	}
+
+	Executor calls() {
+		return this.calls;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 
@@ -92,6 +93,14 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 * Return where this lock's losses are reported.
 	 */
 	abstract LockLossReporter losses();
+
+	/**
+	 * Release a hold that no thread owns (an {@link AsyncHold}'s), from any thread.
+	 * @return a future that completes once the release was answered; it fails with
+	 * {@link io.github.redislock.core.LockLostException} when the hold had been lost and
+	 * {@code redislock.on-lock-lost=throw}
+	 */
+	abstract CompletableFuture<@Nullable Void> releaseAsync(LockHold hold);
 
 	@Override
 	public void lock() {

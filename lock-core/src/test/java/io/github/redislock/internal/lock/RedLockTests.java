@@ -258,6 +258,51 @@ class RedLockTests {
 		other.unlock();
 	}
 
+	@Test
+	void aHoldNoThreadOwnsIsExtendedOnAMajorityAndReleasedFromAnyThread() throws Exception {
+		RedLockTemplate template = instance(Duration.ofSeconds(5));
+		RedisLock other = instance().getLock(this.name);
+		io.github.redislock.core.LockHandle handle = template
+			.tryAcquire(this.name, Duration.ofSeconds(2), null, Duration.ofMillis(800))
+			.orElseThrow();
+		assertThat(handle.fencingToken()).isPositive();
+		assertThat(template.getLock(this.name).tryLock(Duration.ZERO, null)).as("owned by no thread").isFalse();
+		java.util.concurrent.ExecutorService thread = java.util.concurrent.Executors.newSingleThreadExecutor();
+		try {
+			assertThat(thread.submit(() -> handle.extend(Duration.ofSeconds(20))).get(10, TimeUnit.SECONDS)).isTrue();
+			long extended = this.nodes.stream()
+				.map((node) -> node.template().getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS))
+				.filter((ttl) -> ttl != null && ttl > 10_000 && ttl <= 20_000)
+				.count();
+			assertThat(extended).as("nodes holding the new lease").isGreaterThanOrEqualTo(3);
+			assertThat(other.tryLock(Duration.ZERO, null)).isFalse();
+			thread.submit(handle::release).get(10, TimeUnit.SECONDS);
+		}
+		finally {
+			thread.shutdownNow();
+		}
+		assertThat(handle.isHeld()).isFalse();
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least from the extension").isFalse();
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> other.tryLock(Duration.ZERO, null));
+		other.unlock();
+		// Gone on every node behind its back: the extension finds it lost.
+		io.github.redislock.core.LockHandle gone = template.tryAcquire(this.name, Duration.ofSeconds(2), null, null)
+			.orElseThrow();
+		this.nodes.forEach((node) -> node.template().delete("redislock:{" + this.name + "}"));
+		assertThat(gone.extend(Duration.ofSeconds(20))).isFalse();
+		assertThat(gone.isHeld()).isFalse();
+	}
+
+	@Test
+	void executeAsyncKeepsTheLockForItsHoldAtLeast() throws Exception {
+		RedLockTemplate template = instance(Duration.ofSeconds(5));
+		assertThat(template
+			.executeAsync(this.name, Duration.ofSeconds(2), null, Duration.ofSeconds(30),
+					() -> java.util.concurrent.CompletableFuture.completedFuture("done"))
+			.get(10, TimeUnit.SECONDS)).isEqualTo("done");
+		assertThat(instance().getLock(this.name).tryLock(Duration.ofMillis(300), null)).as("kept").isFalse();
+	}
+
 	private static boolean unlockAndFalse(RedisLock lock) {
 		lock.unlock();
 		return false;
