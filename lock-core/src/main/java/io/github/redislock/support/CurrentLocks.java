@@ -40,6 +40,22 @@ public final class CurrentLocks {
 	}
 
 	/**
+	 * Record that the current thread now runs under {@code replacement} wherever it ran
+	 * under {@code hold} (a lost hold its thread took afresh), each in its place.
+	 * @param hold the hold replaced
+	 * @param replacement the hold in its place
+	 */
+	public static void replace(CurrentLock hold, CurrentLock replacement) {
+		ArrayDeque<CurrentLock> holds = HOLDS.get();
+		ArrayDeque<CurrentLock> replaced = new ArrayDeque<>(holds.size());
+		for (CurrentLock current : holds) {
+			replaced.addLast((current == hold) ? replacement : current);
+		}
+		holds.clear();
+		holds.addAll(replaced);
+	}
+
+	/**
 	 * Record that the current thread no longer runs under {@code hold}; holds may end out
 	 * of order (a {@code Lock} user may release them so).
 	 * @param hold the hold

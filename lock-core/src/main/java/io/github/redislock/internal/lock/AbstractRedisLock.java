@@ -506,6 +506,24 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	}
 
 	@Override
+	void abandon(LockHold hold) {
+		this.template.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
+		try {
+			release(hold.owner(), hold.token(), hold.holdAtLeastMillis());
+		}
+		catch (RuntimeException ex) {
+			// Sent again later (and before the fresh attempt, by acquireNew); if it runs
+			// after all, its message wakes this instance's waiters too.
+			this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
+			releaseUnsettled();
+		}
+		finally {
+			wakeLocalWaiters();
+		}
+	}
+
+	@Override
 	@Nullable String extendInRedis(LockHold hold, long leaseMillis) {
 		LockCommands.ScriptCall call = extendCall(hold.owner(), leaseMillis, hold.holdAtLeastMillis());
 		long sent = System.nanoTime();

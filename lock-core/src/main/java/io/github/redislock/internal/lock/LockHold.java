@@ -7,7 +7,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.github.redislock.core.HeldLock;
 import io.github.redislock.core.LockKind;
-import io.github.redislock.core.LockLostException;
 import org.jspecify.annotations.Nullable;
 import io.github.redislock.support.CurrentLock;
 
@@ -74,6 +73,12 @@ final class LockHold implements CurrentLock {
 	/** Set when the last release began. */
 	@GuardedBy("this")
 	private boolean released;
+
+	/**
+	 * Guarded by this: set once a thread taking this lost hold's lock again gave it back
+	 * in Redis, owner-checked, before its fresh attempt.
+	 */
+	private boolean abandoned;
 
 	/** Extensions of this hold take turns (a handle may be extended from any thread). */
 	private final ReentrantLock extending = new ReentrantLock();
@@ -152,15 +157,33 @@ final class LockHold implements CurrentLock {
 		return this.acquiredNanos;
 	}
 
-	void reenter(HoldBounds bounds) {
+	/**
+	 * Count one more hold by the owning thread, unless the hold is lost (or past its
+	 * deadline).
+	 * @return whether it was re-entered
+	 */
+	boolean reenter(HoldBounds bounds) {
 		if (!isHeld()) {
-			throw new LockLostException(this.name, this.token, "cannot re-enter, " + lostReason());
+			return false;
 		}
 		this.count++;
 		// A nested call asking for a longer hold-at-least gets it; the time still counts
 		// from the first acquisition.
 		if (bounds.holdAtLeastMillis() > this.holdAtLeastMillis) {
 			this.holdAtLeastMillis = bounds.holdAtLeastMillis();
+		}
+		return true;
+	}
+
+	/**
+	 * Take over the outstanding holds of the lost hold this one replaces (taken afresh by
+	 * the same thread): each of them still needs its unlock, and the longer hold-at-least
+	 * applies, counted from this hold's acquisition.
+	 */
+	void absorb(LockHold lost) {
+		this.count += lost.count;
+		if (lost.holdAtLeastMillis > this.holdAtLeastMillis) {
+			this.holdAtLeastMillis = lost.holdAtLeastMillis;
 		}
 	}
 
@@ -281,6 +304,26 @@ final class LockHold implements CurrentLock {
 	 */
 	synchronized boolean isReleased() {
 		return this.released;
+	}
+
+	/**
+	 * This lost hold is given back in Redis before its thread takes the lock afresh.
+	 * @return whether this call marked it (false when it was given back already)
+	 */
+	synchronized boolean abandon() {
+		if (this.abandoned) {
+			return false;
+		}
+		this.abandoned = true;
+		return true;
+	}
+
+	/**
+	 * Whether this lost hold was given back in Redis already (see {@link #abandon()}):
+	 * its last unlock has nothing left to release.
+	 */
+	synchronized boolean abandoned() {
+		return this.abandoned;
 	}
 
 	/**

@@ -151,6 +151,14 @@ final class RedLock extends ThreadOwnedLock {
 		return this.template.losses();
 	}
 
+	@Override
+	void abandon(LockHold hold) {
+		this.template.losses()
+			.observer()
+			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
+		releaseOnNodes(hold);
+	}
+
 	/**
 	 * Extend the hold on every node, owner-checked, in parallel: extended when a majority
 	 * confirmed it within the new lease's validity (the lease less the time the calls

@@ -14,8 +14,23 @@ import io.github.redislock.support.CurrentLocks;
 
 /**
  * Base of the lock types: ownership by the calling thread, local re-entry counting, the
- * {@link java.util.concurrent.locks.Lock} methods and extensions. Subclasses take a fresh
- * hold, extend one and release the last one.
+ * {@link java.util.concurrent.locks.Lock} methods, extensions, and what a thread asking
+ * again for its lost hold gets. Subclasses take a fresh hold, extend one and release the
+ * last one.
+ * <p>
+ * A thread asking again for a hold of its own that is known lost (or past its local
+ * deadline) does not re-enter it: the loss is reported (once for the hold, as any loss),
+ * the lost hold is given back in Redis, owner-checked, and a fresh attempt is made with
+ * the caller's wait and lease. When it succeeds, the fresh hold (a new owner id, a new
+ * fencing token) takes the lost hold's place, with its outstanding holds: the count is
+ * the lost hold's plus one, since each acquisition made before still needs its unlock,
+ * and the thread's {@link io.github.redislock.core.LockContext} describes the fresh hold
+ * in the frames of those acquisitions too. So whichever unlock comes first, the fresh
+ * hold is released only by the last one, as with any reentrant lock. When the attempt
+ * fails, the caller gets {@code false} (or its wait goes on: {@code lock()}) and the lost
+ * hold stays as it was, with its count: its last unlock reports the loss as before
+ * ({@link io.github.redislock.core.LockLostException} unless
+ * {@code redislock.on-lock-lost=log}), without another release in Redis.
  */
 abstract class ThreadOwnedLock implements RedisLock {
 
@@ -80,6 +95,14 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 * Release the last hold, already removed from the registry and the context.
 	 */
 	abstract void releaseLast(LockHold hold);
+
+	/**
+	 * Give a lost hold back in Redis, owner-checked (keeping what remains of its
+	 * hold-at-least), before its thread takes the lock afresh: it may still be there when
+	 * only its local deadline passed, and would then block the fresh attempt. Never
+	 * throws: a release that fails is sent again later.
+	 */
+	abstract void abandon(LockHold hold);
 
 	/**
 	 * Extend a hold in Redis to a new fixed lease: one script call (one per node for
@@ -158,12 +181,34 @@ abstract class ThreadOwnedLock implements RedisLock {
 			throws InterruptedException {
 		long threadId = DefaultRedisLockTemplate.currentThreadId();
 		LockHold held = holds().get(this.key, threadId);
-		if (held != null) {
-			held.reenter(this.bounds);
+		if (held == null) {
+			return acquireNew(threadId, waitNanos, leaseTime, interruptible);
+		}
+		if (held.reenter(this.bounds)) {
 			CurrentLocks.entered(held);
 			return true;
 		}
-		return acquireNew(threadId, waitNanos, leaseTime, interruptible);
+		return acquireInsteadOfLost(held, threadId, waitNanos, leaseTime, interruptible);
+	}
+
+	/**
+	 * The calling thread asks again for its hold, which is lost: report the loss, give
+	 * the lost hold back, and try afresh (see the class description).
+	 */
+	private boolean acquireInsteadOfLost(LockHold lost, long threadId, long waitNanos, @Nullable Duration leaseTime,
+			boolean interruptible) throws InterruptedException {
+		losses().lostFoundByHolder(lost, lost.lostReason());
+		if (lost.abandon()) {
+			abandon(lost);
+		}
+		if (!acquireNew(threadId, waitNanos, leaseTime, interruptible)) {
+			return false;
+		}
+		LockHold fresh = holds().get(this.key, threadId);
+		Assert.state(fresh != null && fresh != lost, "The fresh hold is not registered");
+		fresh.absorb(lost);
+		CurrentLocks.replace(lost, fresh);
+		return true;
 	}
 
 	@Override
@@ -180,6 +225,12 @@ abstract class ThreadOwnedLock implements RedisLock {
 		}
 		hold.releasing();
 		holds().remove(hold);
+		if (hold.abandoned()) {
+			// Lost, and given back when the thread asked for the lock again (which it did
+			// not get): nothing left in Redis to release.
+			losses().releasedLost(hold, hold.lostReason());
+			return;
+		}
 		releaseLast(hold);
 	}
 
