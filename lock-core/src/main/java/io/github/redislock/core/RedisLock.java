@@ -16,6 +16,18 @@ import org.jspecify.annotations.Nullable;
  * hold the lock throws {@link IllegalMonitorStateException} and leaves the holder's lock
  * untouched; when the lock was lost meanwhile it throws {@link LockLostException} (unless
  * {@code redislock.on-lock-lost=log}). {@link #newCondition()} is not supported.
+ * <p>
+ * Re-entry is counted by the holding thread, without asking Redis. A thread that asks
+ * again for a lock whose hold it knows lost (a renewal or an {@link #extend extension}
+ * found it gone, or its lease ran out) is not refused: the loss is reported (once, as any
+ * loss), and a fresh attempt is made in Redis with the call's wait and lease, so
+ * {@code tryLock} answers {@code false} while another owner holds the lock. A fresh hold
+ * has a new {@linkplain #fencingToken() fencing token} and takes the lost hold's place
+ * with its outstanding holds: {@link #getHoldCount()} is the lost hold's count plus one,
+ * since every {@code lock()} made before still needs its {@code unlock()}, and only the
+ * last unlock releases the lock. Not acquired, the lost hold stays as it was, and its
+ * last unlock throws {@link LockLostException}. To learn whether a hold still stands in
+ * Redis, extend it.
  *
  * @since 0.1.0
  */

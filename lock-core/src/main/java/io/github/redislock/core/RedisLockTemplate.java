@@ -82,6 +82,7 @@ public interface RedisLockTemplate {
 	 * @return the work's result; fails with {@link LockAcquisitionException} when the
 	 * lock is not acquired within {@code waitTime}, and with {@link LockLostException}
 	 * when it was lost before its release (unless {@code redislock.on-lock-lost=log})
+	 * @see #executeAsync(String, Duration, Duration, Duration, Supplier)
 	 */
 	<T extends @Nullable Object> CompletableFuture<T> executeAsync(String name, Duration waitTime,
 			@Nullable Duration leaseTime, Supplier<? extends CompletionStage<T>> action);

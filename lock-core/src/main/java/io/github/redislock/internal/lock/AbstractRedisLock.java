@@ -21,10 +21,10 @@ import org.springframework.util.ClassUtils;
  * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
  * and loss reporting. Subclasses supply the scripts.
  * <p>
- * Acquiring and releasing are one script call each; re-entry by the holding thread is
- * counted locally and costs no round trip, so a command re-sent after a reconnect can
- * never count a hold twice. A thread that finds the lock taken parks until a release
- * message wakes it, or until the obstacle's lease would have run out.
+ * Acquiring, extending and releasing are one script call each; re-entry by the holding
+ * thread is counted locally and costs no round trip, so a command re-sent after a
+ * reconnect can never count a hold twice. A thread that finds the lock taken parks until
+ * a release message wakes it, or until the obstacle's lease would have run out.
  *
  * <h2>States</h2>
  * <p>
@@ -33,14 +33,22 @@ import org.springframework.util.ClassUtils;
  * under a negative holder id for an asynchronous hold, which so never re-enters. While
  * registered it is <em>held</em>; a watchdog hold is also <em>renewing</em> while
  * {@link LockHold#renewable()} (not lost, {@code maxHold} not reached; a fixed lease is
- * never renewed). It is <em>lost</em> once {@link LockHold#markLost} gave it a reason (at
- * most once), and counts as lost as soon as its local deadline passed (from when the
- * acquire or last renewal was sent, so never after the lease in Redis):
- * {@link LockHold#isHeld()} reads the clock. A lost hold stays registered until its owner
- * releases it, and refuses re-entry ({@link LockHold#reenter}). The last exit (or
- * {@link AsyncHold#release()}) makes it <em>released</em>: {@link LockHold#releasing()},
- * out of the registry, then the release script ({@link #releaseLast},
- * {@link #releaseAsync}); one that fails is sent again by {@link PendingReleases}.
+ * never renewed). An <em>extension</em> ({@link ThreadOwnedLock#extend(LockHold, long)},
+ * one script call, {@link #extendInRedis}) makes it <em>fixed</em> for good: from
+ * {@link LockHold#fixLease()}, before the call is sent, the watchdog leaves it alone, and
+ * the answer sets its deadline to the new lease from when the call was sent
+ * ({@link LockHold#extended}). It is <em>lost</em> once {@link LockHold#markLost} gave it
+ * a reason (at most once), and counts as lost as soon as its local deadline passed (from
+ * when the acquire or last renewal or extension was sent, so never after the lease in
+ * Redis): {@link LockHold#isHeld()} reads the clock. A lost hold stays registered until
+ * its owner releases it; it is never re-entered: its thread asking for the lock again
+ * <em>abandons</em> it ({@link LockHold#abandon()}, {@link #abandon}: given back in
+ * Redis, owner-checked) and makes a fresh acquisition, whose hold replaces it in the
+ * registry with its count ({@link LockHold#absorb}; see {@link ThreadOwnedLock}). The
+ * last exit (or {@link AsyncHold#release()}) makes it <em>released</em>:
+ * {@link LockHold#releasing()}, out of the registry, then the release script
+ * ({@link #releaseLast}, {@link #releaseAsync}; none for an abandoned hold); one that
+ * fails is sent again by {@link PendingReleases}.
  * <p>
  * An <em>acquisition</em>, {@link Acquisition} (blocking) or {@link AsyncAcquisition}
  * (futures), goes through the same states: <em>attempting</em> (one script call; after a
@@ -115,8 +123,23 @@ import org.springframework.util.ClassUtils;
  * reporting) logs it, counts it and sends its event. A holder that began to release is
  * not interrupted ({@link LockHold#interruptHolder} and {@link LockHold#releasing()}
  * share a monitor).</li>
- * <li>Re-entry: counted in the hold, by its own thread only, never in Redis; refused once
- * the hold is lost or past its deadline.</li>
+ * <li>Re-entry: counted in the hold, by its own thread only, never in Redis; never into a
+ * hold that is lost or past its deadline ({@link LockHold#reenter} answers false), which
+ * its thread abandons for a fresh attempt instead.</li>
+ * <li>Extension vs renewal: a renewal sent before the extension may be answered, or even
+ * run in Redis, after it. Its answer is ignored once the hold is fixed
+ * ({@code WatchdogRenewer.renewed}, {@link LockHold#renewed}, which share the hold's
+ * monitor with {@link LockHold#fixLease()}), and in Redis it changes nothing: the
+ * extension marks the hash {@code fixed}, which {@code renew.lua} skips, and never
+ * shortens a reader's or permit's entry. Extensions of one hold take turns
+ * ({@link LockHold#extending()}), so the deadline is always the last one's.</li>
+ * <li>Extension vs release (of a handle, from another thread): an extension after the
+ * release began answers false without a call; one that reaches Redis after the release
+ * finds the hold gone or {@code kept} and changes nothing; neither reports a loss.
+ * Extension vs loss: one that finds the hold gone reports it through
+ * {@link LockHold#markLost}, the same gate as a renewal; one whose answer comes after the
+ * deadline check found the hold lost answers false, since a loss once reported
+ * stands.</li>
  * <li>Asynchronous completion vs cancellation: cancelling the future finishes the
  * acquisition ({@code finish} runs once, by compare-and-set); a token that comes after is
  * released at once, owner-checked ({@link #undoAsync}), and so is one whose completion
