@@ -55,8 +55,9 @@ public interface LockHandle {
 	 * hold ({@link RedisLock#withHoldAtLeast},
 	 * {@link RedisLockTemplate#tryAcquire(String, Duration, Duration, Duration)}) then
 	 * stays taken after its release until at least that minimum after this extension.
-	 * From then on the lease is fixed: the watchdog no longer renews the hold. Extensions
-	 * of one handle from several threads take turns.
+	 * From then on the lease is fixed: the watchdog no longer renews the hold. The call
+	 * waits for Redis to answer (one round trip); extensions of one handle from several
+	 * threads take turns.
 	 * <p>
 	 * An extension that finds the hold gone answers {@code false}, leaves whatever is in
 	 * Redis untouched and reports the loss at once (a {@link LockLostEvent}), as a

@@ -80,8 +80,11 @@ final class LockHold implements CurrentLock {
 	 */
 	private boolean abandoned;
 
-	/** Extensions of this hold take turns (a handle may be extended from any thread). */
-	private final ReentrantLock extending = new ReentrantLock();
+	/**
+	 * Extensions of this hold take turns (a handle may be extended from any thread); made
+	 * by the first, so that holds never extended (most of them) do not carry one.
+	 */
+	private volatile @Nullable ReentrantLock extending;
 
 	LockHold(String name, String key, String owner, long threadId, long token, boolean watchdog, long sentNanos,
 			long leaseNanos, LockKind kind, String metricName, HoldBounds bounds) {
@@ -257,7 +260,17 @@ final class LockHold implements CurrentLock {
 	 * Return the lock that extensions of this hold take in turn.
 	 */
 	ReentrantLock extending() {
-		return this.extending;
+		ReentrantLock extending = this.extending;
+		if (extending == null) {
+			synchronized (this) {
+				extending = this.extending;
+				if (extending == null) {
+					extending = new ReentrantLock();
+					this.extending = extending;
+				}
+			}
+		}
+		return extending;
 	}
 
 	HeldLock describe() {
