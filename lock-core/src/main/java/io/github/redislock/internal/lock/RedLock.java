@@ -143,7 +143,13 @@ final class RedLock extends ThreadOwnedLock {
 
 	@Override
 	CompletableFuture<@Nullable Void> releaseAsync(LockHold hold) {
-		return CompletableFuture.runAsync(() -> releaseDetached(hold), this.template.calls());
+		try {
+			return CompletableFuture.runAsync(() -> releaseDetached(hold), this.template.calls());
+		}
+		catch (java.util.concurrent.RejectedExecutionException ex) {
+			// The template is closed: its shutdown released what it held.
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override
