@@ -356,7 +356,7 @@ public class DefaultRedisLockTemplate
 			return Optional.empty();
 		}
 		try {
-			return awaitHold(acquireAsync(lock, waitTime, leaseTime)).map(LockHandle.class::cast);
+			return awaitHold(lock, waitTime, leaseTime).map(LockHandle.class::cast);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
