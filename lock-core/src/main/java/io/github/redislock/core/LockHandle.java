@@ -77,6 +77,28 @@ public interface LockHandle {
 	}
 
 	/**
+	 * Extend this hold as {@link #extend(Duration)} does, with {@code holdAtLeast} in
+	 * place of the hold's own minimum hold from now on: after its release the lock stays
+	 * taken until at least {@code holdAtLeast} after this extension, timed by the Redis
+	 * server, and no longer for what the acquisition (or an earlier extension) asked;
+	 * zero: released at once. What a bridge to an API whose extension carries a minimum
+	 * hold of its own needs (ShedLock's {@code SimpleLock.extend(lockAtMostFor,
+	 * lockAtLeastFor)}). {@code extend(lease)} is this call with the hold's own minimum
+	 * hold.
+	 * @param lease the new lease, counted from now; positive
+	 * @param holdAtLeast the minimum hold, counted from now; zero or positive
+	 * @return whether the hold was extended; {@code false} when it is gone or released
+	 * @throws UnsupportedOperationException when this handle cannot extend its hold with
+	 * a minimum hold of its own (the default; a semaphore permit, which has no minimum
+	 * hold, for a positive {@code holdAtLeast})
+	 * @since 0.1.0
+	 */
+	default boolean extend(Duration lease, Duration holdAtLeast) {
+		throw new UnsupportedOperationException("The hold of '" + getName() + "' (" + getClass().getName()
+				+ ") cannot be extended with a minimum hold of its own");
+	}
+
+	/**
 	 * Release the lock without blocking; later calls do nothing. With a minimum hold
 	 * ({@link RedisLock#withHoldAtLeast}), the lock stays taken for what remains of it.
 	 * @return a future that completes once Redis has answered; it fails with

@@ -217,8 +217,8 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 * The script call that extends the hold of {@code owner} to a new fixed lease of
 	 * {@code leaseMillis} from now, owner-checked: it answers 1 when extended, 0 when the
 	 * hold is gone, -1 when another owner holds the lock (left untouched).
-	 * @param holdAtLeastMillis the hold's hold-at-least, to be counted again from the
-	 * extension (0: none)
+	 * @param holdAtLeastMillis the hold-at-least to count from the extension (0: none,
+	 * and none recorded by an earlier extension stays)
 	 */
 	abstract LockCommands.ScriptCall extendCall(String owner, long leaseMillis, long holdAtLeastMillis);
 
@@ -547,8 +547,8 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	}
 
 	@Override
-	@Nullable String extendInRedis(LockHold hold, long leaseMillis) {
-		LockCommands.ScriptCall call = extendCall(hold.owner(), leaseMillis, hold.holdAtLeastMillis());
+	@Nullable String extendInRedis(LockHold hold, long leaseMillis, long holdAtLeastMillis) {
+		LockCommands.ScriptCall call = extendCall(hold.owner(), leaseMillis, holdAtLeastMillis);
 		long sent = System.nanoTime();
 		long result;
 		try {

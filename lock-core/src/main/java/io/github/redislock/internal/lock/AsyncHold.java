@@ -11,6 +11,8 @@ import org.jspecify.annotations.Nullable;
 import io.github.redislock.support.CurrentLock;
 import io.github.redislock.support.CurrentLocks;
 
+import org.springframework.util.Assert;
+
 /**
  * A lock held by an asynchronous call (a {@code CompletionStage}, a {@code Mono} or a
  * {@code Flux}) or by a handle a caller keeps
@@ -101,7 +103,26 @@ public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPe
 		if (this.released.get()) {
 			return false;
 		}
-		return this.lock.extend(this.hold, leaseMillis);
+		return this.lock.extend(this.hold, leaseMillis, ThreadOwnedLock.KEEP_HOLD_AT_LEAST);
+	}
+
+	/**
+	 * Extend the hold to a new fixed lease from now with a hold-at-least of its own,
+	 * counted from this extension, in place of the hold's (see
+	 * {@link LockHandle#extend(Duration, Duration)}).
+	 * @param lease the new lease
+	 * @param holdAtLeast the new hold-at-least
+	 * @return whether it was extended; {@code false} when it is gone or released
+	 */
+	@Override
+	public boolean extend(Duration lease, Duration holdAtLeast) {
+		long leaseMillis = ThreadOwnedLock.checkedLease(lease);
+		Assert.notNull(holdAtLeast, "'holdAtLeast' must not be null");
+		Assert.isTrue(!holdAtLeast.isNegative(), "'holdAtLeast' must not be negative");
+		if (this.released.get()) {
+			return false;
+		}
+		return this.lock.extend(this.hold, leaseMillis, holdAtLeast.toMillis());
 	}
 
 	/**

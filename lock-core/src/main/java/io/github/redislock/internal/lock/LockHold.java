@@ -52,7 +52,9 @@ final class LockHold implements CurrentLock {
 	private int count = 1;
 
 	/**
-	 * How long after acquisition the lock stays taken (0: released at the last unlock).
+	 * How long after acquisition the lock stays taken (0: released at the last unlock);
+	 * after an extension that replaced it, how long after that extension (which Redis
+	 * recorded as the hold's at-least deadline).
 	 */
 	private volatile long holdAtLeastMillis;
 
@@ -192,6 +194,16 @@ final class LockHold implements CurrentLock {
 
 	long holdAtLeastMillis() {
 		return this.holdAtLeastMillis;
+	}
+
+	/**
+	 * An extension replaced the hold-at-least: Redis recorded the new one counted from
+	 * the extension (none for 0), and the one counted from the fencing token is no longer
+	 * wanted. The releases send this value, whose remainder from the token ends before
+	 * the recorded deadline, so that deadline decides.
+	 */
+	void replaceHoldAtLeast(long millis) {
+		this.holdAtLeastMillis = millis;
 	}
 
 	/**

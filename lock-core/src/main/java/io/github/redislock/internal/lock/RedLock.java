@@ -175,11 +175,11 @@ final class RedLock extends ThreadOwnedLock {
 	 * extension.
 	 */
 	@Override
-	@Nullable String extendInRedis(LockHold hold, long leaseMillis) {
+	@Nullable String extendInRedis(LockHold hold, long leaseMillis, long holdAtLeastMillis) {
 		RedLockSettings redlock = this.template.redlock();
 		long start = System.nanoTime();
-		List<@Nullable Long> results = this.template.onAllNodes(
-				(node) -> node.call(node.extendCall(this.key, hold.owner(), leaseMillis, hold.holdAtLeastMillis())));
+		List<@Nullable Long> results = this.template
+			.onAllNodes((node) -> node.call(node.extendCall(this.key, hold.owner(), leaseMillis, holdAtLeastMillis)));
 		long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 		long extended = results.stream().filter((result) -> result != null && result == 1).count();
 		long validity = leaseMillis - elapsed - redlock.driftMillis(leaseMillis);

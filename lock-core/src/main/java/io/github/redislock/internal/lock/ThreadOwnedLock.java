@@ -34,6 +34,12 @@ import io.github.redislock.support.CurrentLocks;
  */
 abstract class ThreadOwnedLock implements RedisLock {
 
+	/**
+	 * For {@link #extend(LockHold, long, long)}: the hold keeps its own hold-at-least,
+	 * counted again from the extension.
+	 */
+	static final long KEEP_HOLD_AT_LEAST = -1;
+
 	protected final String name;
 
 	/** Key of this lock's hold in Redis: what the watchdog renews. */
@@ -108,9 +114,10 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 * Extend a hold in Redis to a new fixed lease: one script call (one per node for
 	 * RedLock). On success the implementation moves the hold's local deadline
 	 * ({@link LockHold#extended}).
+	 * @param holdAtLeastMillis the hold-at-least to count from the extension (0: none)
 	 * @return {@code null} when extended, otherwise why the hold is found lost
 	 */
-	abstract @Nullable String extendInRedis(LockHold hold, long leaseMillis);
+	abstract @Nullable String extendInRedis(LockHold hold, long leaseMillis, long holdAtLeastMillis);
 
 	/**
 	 * Return where this lock's losses are reported.
@@ -243,7 +250,7 @@ abstract class ThreadOwnedLock implements RedisLock {
 					"Lock '" + Printable.of(this.name) + "' is not held by the current thread ("
 							+ Thread.currentThread().getName() + "); only the thread that acquired it can extend it");
 		}
-		return extend(hold, leaseMillis);
+		return extend(hold, leaseMillis, KEEP_HOLD_AT_LEAST);
 	}
 
 	/**
@@ -262,9 +269,11 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 * {@code false} without a call; one that Redis no longer has as ours is reported lost
 	 * at once (once, as any loss; the holder is not interrupted: it learns from the
 	 * answer), unless it was released meanwhile.
+	 * @param holdAtLeastMillis the hold-at-least that replaces the hold's own, counted
+	 * from this extension, or {@link #KEEP_HOLD_AT_LEAST} to count the hold's own again
 	 * @return whether it was extended
 	 */
-	boolean extend(LockHold hold, long leaseMillis) {
+	boolean extend(LockHold hold, long leaseMillis, long holdAtLeastMillis) {
 		hold.extending().lock();
 		try {
 			if (hold.isReleased()) {
@@ -275,8 +284,12 @@ abstract class ThreadOwnedLock implements RedisLock {
 				return false;
 			}
 			hold.fixLease();
-			String lost = extendInRedis(hold, leaseMillis);
+			boolean replacing = holdAtLeastMillis != KEEP_HOLD_AT_LEAST;
+			String lost = extendInRedis(hold, leaseMillis, replacing ? holdAtLeastMillis : hold.holdAtLeastMillis());
 			if (lost == null) {
+				if (replacing) {
+					hold.replaceHoldAtLeast(holdAtLeastMillis);
+				}
 				// (Unless its deadline check found it lost while the extension was on its
 				// way: a loss once reported stands.)
 				return hold.isHeld();

@@ -4,7 +4,8 @@
 -- lock's readers, or a semaphore's permits; KEYS[2] (readers only) the readers'
 -- hold-at-least deadlines (owner id -> deadline, server ms), read by release-rw.lua
 -- ARGV[1] owner id, ARGV[2] the new lease ms, counted from now, ARGV[3] hold-at-least ms
--- ('0' for none): after its release the reader stays until at least that long after now
+-- ('0' for none): after its release the reader stays until at least that long after now,
+-- in place of what an earlier extension recorded
 -- Returns 1 when extended, 0 when the hold is gone (its lease ran out, or it was deleted or
 -- released). Other holders' entries are never changed.
 local time = redis.call('TIME')
@@ -19,7 +20,9 @@ redis.call('ZADD', KEYS[1], 'XX', nowMs + lease, ARGV[1])
 if redis.call('PTTL', KEYS[1]) < lease then
   redis.call('PEXPIRE', KEYS[1], lease)
 end
-if ARGV[3] ~= '0' and KEYS[2] then
+if ARGV[3] == '0' and KEYS[2] then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+elseif ARGV[3] ~= '0' and KEYS[2] then
   local atLeast = tonumber(ARGV[3])
   -- Deadlines that passed are of readers released (or gone) since.
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', nowMs)

@@ -4,7 +4,7 @@
 -- ARGV[1] owner id, ARGV[2] the new lease ms, counted from now, ARGV[3] hold-at-least ms
 -- ('0' for none): after its release the lock stays taken until at least that long after
 -- now, recorded as 'atleast' (a deadline in this server's ms, which the release scripts
--- read; see atLeastRemainderMs in release-common.lua)
+-- read; see atLeastRemainderMs in release-common.lua) in place of an earlier extension's
 -- Returns 1 when extended, 0 when the hold is gone (expired, deleted, or released and kept
 -- for its hold-at-least), -1 when another owner holds it. Only the caller's own hold is
 -- ever changed. The hash is marked 'fixed': its lease is the caller's from now on, and the
@@ -22,6 +22,7 @@ end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 if ARGV[3] == '0' then
   redis.call('HSET', KEYS[1], 'fixed', '1')
+  redis.call('HDEL', KEYS[1], 'atleast')
 else
   local time = redis.call('TIME')
   local nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)

@@ -273,6 +273,51 @@ class AsyncLockTests {
 	}
 
 	@Test
+	void anExtensionWithAHoldAtLeastOfItsOwnReplacesTheHoldsOwn() throws Exception {
+		DefaultRedisLockTemplate template = this.templates.create();
+		RedisLock other = this.templates.create().getLock(this.name);
+		LockHandle none = template.tryAcquire(this.name, Duration.ZERO, Duration.ofSeconds(30), null).orElseThrow();
+		long extendedAt = System.nanoTime();
+		assertThat(none.extend(Duration.ofSeconds(30), Duration.ofMillis(800))).isTrue();
+		none.release();
+		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for the extension's hold-at-least").isFalse();
+		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 800L);
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> other.tryLock(Duration.ZERO, null));
+		assertThat(Duration.ofNanos(System.nanoTime() - extendedAt)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+		other.unlock();
+		LockHandle longer = template
+			.tryAcquire(this.name, Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(20))
+			.orElseThrow();
+		assertThat(longer.extend(Duration.ofSeconds(30), Duration.ofMillis(300))).isTrue();
+		assertThat(longer.extend(Duration.ofSeconds(30), Duration.ZERO)).isTrue();
+		longer.release();
+		assertThat(other.tryLock(Duration.ZERO, null))
+			.as("released at once: no hold-at-least from the acquisition or the first extension")
+			.isTrue();
+		other.unlock();
+		LockHandle reader = template.getReadWriteLock(this.name)
+			.readLock()
+			.withHoldAtLeast(Duration.ofSeconds(20))
+			.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(30))
+			.get(10, TimeUnit.SECONDS)
+			.orElseThrow();
+		assertThat(reader.extend(Duration.ofSeconds(30), Duration.ofMillis(300))).isTrue();
+		assertThat(reader.extend(Duration.ofSeconds(30), Duration.ZERO)).isTrue();
+		reader.release();
+		RedisLock writer = this.templates.create().getReadWriteLock(this.name).writeLock();
+		assertThat(writer.tryLock(Duration.ZERO, null)).as("a reader released at once").isTrue();
+		writer.unlock();
+		LockHandle permit = template.getSemaphore(this.name, 1)
+			.tryAcquireAsync(Duration.ZERO, Duration.ofSeconds(30))
+			.get(10, TimeUnit.SECONDS)
+			.orElseThrow();
+		assertThatExceptionOfType(UnsupportedOperationException.class)
+			.isThrownBy(() -> permit.extend(Duration.ofSeconds(30), Duration.ofSeconds(1)));
+		assertThat(permit.extend(Duration.ofSeconds(30), Duration.ZERO)).isTrue();
+		permit.release();
+	}
+
+	@Test
 	void aWaitForAHoldNoThreadOwnsEndsOnAnInterruptAndLeavesNothingBehind() throws Exception {
 		DefaultRedisLockTemplate template = this.templates.create();
 		RedisLock holder = this.templates.create().getLock(this.name);
