@@ -26,15 +26,19 @@ class ArchitectureTests {
 
 	private static final String[] API = { "io.github.redislock.core..", "io.github.redislock.queue..",
 			"io.github.redislock.annotation..", "io.github.redislock.admin..", "io.github.redislock.observation..",
-			"io.github.redislock.support.." };
+			"io.github.redislock.support..", "io.github.redislock.shedlock.." };
 
-	/** The packages of lock-core, lock-spring, lock-micrometer and lock-dashboard. */
+	/**
+	 * The packages of lock-core, lock-spring, lock-micrometer, lock-dashboard and
+	 * lock-shedlock.
+	 */
 	private static final String[] WITHOUT_BOOT = { "io.github.redislock.core..", "io.github.redislock.queue..",
 			"io.github.redislock.annotation..", "io.github.redislock.admin..", "io.github.redislock.observation..",
 			"io.github.redislock.support..", "io.github.redislock.config..", "io.github.redislock.internal",
 			"io.github.redislock.internal.lock..", "io.github.redislock.internal.queue..",
 			"io.github.redislock.internal.admin..", "io.github.redislock.internal.aop..",
-			"io.github.redislock.internal.metrics..", "io.github.redislock.internal.dashboard.." };
+			"io.github.redislock.internal.metrics..", "io.github.redislock.internal.dashboard..",
+			"io.github.redislock.shedlock.." };
 
 	/**
 	 * The main classes of every module: this module's and its dependencies' (as jars or
@@ -53,6 +57,7 @@ class ArchitectureTests {
 				"io.github.redislock.internal.lock.AbstractRedisLock", "io.github.redislock.internal.aop.LockType",
 				"io.github.redislock.internal.metrics.RedisLockMetrics",
 				"io.github.redislock.internal.dashboard.DashboardRoutes",
+				"io.github.redislock.shedlock.RedisLockProvider",
 				"io.github.redislock.autoconfigure.RedisLockAutoConfiguration" }) {
 			ALL_MODULES.get(type);
 		}
