@@ -25,6 +25,7 @@ import io.github.redislock.annotation.DistributedLock;
 import io.github.redislock.autoconfigure.RedisLockAutoConfiguration;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.shedlock.RedisLockProvider;
+import io.github.redislock.integration.RedisLockRegistryAdapter;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,17 +42,18 @@ class PublicApiTests {
 	private static final Path LISTING = Path.of("src/test/resources/io/github/redislock/public-api.txt");
 
 	/**
-	 * A class of each module with public packages: lock-core, lock-spring, lock-shedlock
-	 * and this one (lock-micrometer and lock-dashboard hold only internal packages, which
-	 * {@code apiPackagesHoldOnlyTheContractAndItsConfiguration} checks).
+	 * A class of each module with public packages: lock-core, lock-spring, lock-shedlock,
+	 * lock-integration and this one (lock-micrometer and lock-dashboard hold only internal
+	 * packages, which {@code apiPackagesHoldOnlyTheContractAndItsConfiguration} checks).
 	 */
 	private static final List<Class<?>> MODULES = List.of(RedisLockTemplate.class, DistributedLock.class,
-			RedisLockProvider.class, RedisLockAutoConfiguration.class);
+			RedisLockProvider.class, RedisLockRegistryAdapter.class, RedisLockAutoConfiguration.class);
 
 	/** The sources of every module whose public types must say since when. */
 	private static final List<Path> SOURCES = List.of(Path.of("src/main/java"), Path.of("../lock-core/src/main/java"),
 			Path.of("../lock-spring/src/main/java"), Path.of("../lock-micrometer/src/main/java"),
-			Path.of("../lock-dashboard/src/main/java"), Path.of("../lock-shedlock/src/main/java"));
+			Path.of("../lock-dashboard/src/main/java"), Path.of("../lock-shedlock/src/main/java"),
+			Path.of("../lock-integration/src/main/java"));
 
 	private static final Pattern PUBLIC_TYPE = Pattern.compile(
 			"^public (?:final |abstract |sealed |non-sealed )*(?:class|interface|record|enum|@interface) ",

@@ -26,11 +26,11 @@ class ArchitectureTests {
 
 	private static final String[] API = { "io.github.redislock.core..", "io.github.redislock.queue..",
 			"io.github.redislock.annotation..", "io.github.redislock.admin..", "io.github.redislock.observation..",
-			"io.github.redislock.support..", "io.github.redislock.shedlock.." };
+			"io.github.redislock.support..", "io.github.redislock.shedlock..", "io.github.redislock.integration.." };
 
 	/**
-	 * The packages of lock-core, lock-spring, lock-micrometer, lock-dashboard and
-	 * lock-shedlock.
+	 * The packages of lock-core, lock-spring, lock-micrometer, lock-dashboard,
+	 * lock-shedlock and lock-integration.
 	 */
 	private static final String[] WITHOUT_BOOT = { "io.github.redislock.core..", "io.github.redislock.queue..",
 			"io.github.redislock.annotation..", "io.github.redislock.admin..", "io.github.redislock.observation..",
@@ -38,7 +38,7 @@ class ArchitectureTests {
 			"io.github.redislock.internal.lock..", "io.github.redislock.internal.queue..",
 			"io.github.redislock.internal.admin..", "io.github.redislock.internal.aop..",
 			"io.github.redislock.internal.metrics..", "io.github.redislock.internal.dashboard..",
-			"io.github.redislock.shedlock.." };
+			"io.github.redislock.shedlock..", "io.github.redislock.integration.." };
 
 	/**
 	 * The main classes of every module: this module's and its dependencies' (as jars or
@@ -58,6 +58,7 @@ class ArchitectureTests {
 				"io.github.redislock.internal.metrics.RedisLockMetrics",
 				"io.github.redislock.internal.dashboard.DashboardRoutes",
 				"io.github.redislock.shedlock.RedisLockProvider",
+				"io.github.redislock.integration.RedisLockRegistryAdapter",
 				"io.github.redislock.autoconfigure.RedisLockAutoConfiguration" }) {
 			ALL_MODULES.get(type);
 		}

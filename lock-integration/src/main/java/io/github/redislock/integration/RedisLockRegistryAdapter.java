@@ -84,7 +84,7 @@ import org.springframework.util.Assert;
  *
  * @since 0.1.0
  */
-public class RedisLockRegistryAdapter
+public final class RedisLockRegistryAdapter
 		implements ExpirableLockRegistry<DistributedLock>, RenewableLockRegistry<DistributedLock>, DisposableBean {
 
 	private static final Log logger = LogFactory.getLog(RedisLockRegistryAdapter.class);
