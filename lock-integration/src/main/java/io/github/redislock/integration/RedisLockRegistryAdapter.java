@@ -290,11 +290,11 @@ public final class RedisLockRegistryAdapter
 					"Could not renew mutex at " + Printable.of(name) + ": the current thread does not hold it");
 		}
 		Duration lease = leaseOnReentry(hold, ttl);
+		extending(hold, lease);
 		if (!hold.handle.extend(lease)) {
 			throw new IllegalStateException(
 					"Could not renew mutex at " + Printable.of(name) + ": its hold is gone (expired or deleted)");
 		}
-		extended(hold, lease);
 	}
 
 	/**
@@ -382,10 +382,13 @@ public final class RedisLockRegistryAdapter
 	}
 
 	/**
-	 * A hold now has the fixed lease {@code lease}: renewed by the registry when it is
-	 * one the registry keeps while held, or when a renewal scheduler is set.
+	 * A hold is being extended to the fixed lease {@code lease}: from now on it is
+	 * renewed by the registry when it is one the registry keeps while held, or when a
+	 * renewal scheduler is set. (Before the extension is sent: an extension fixes the
+	 * lease even when Redis does not answer it, and the template's watchdog then no
+	 * longer renews the hold.)
 	 */
-	private void extended(Hold hold, Duration lease) {
+	private void extending(Hold hold, Duration lease) {
 		hold.lease = lease;
 		scheduleRenewal(hold);
 	}
@@ -498,18 +501,18 @@ public final class RedisLockRegistryAdapter
 	 */
 	boolean reenter(String name, Hold hold, @Nullable Duration ttl) {
 		Duration lease = leaseOnReentry(hold, ttl);
-		boolean extended;
+		extending(hold, lease);
+		boolean stands;
 		try {
-			extended = hold.handle.extend(lease);
+			stands = hold.handle.extend(lease);
 		}
 		catch (UnsupportedOperationException ex) {
 			// The template's holds cannot be extended: re-entered without asking Redis.
 			hold.count++;
 			return true;
 		}
-		if (extended) {
+		if (stands) {
 			hold.count++;
-			extended(hold, lease);
 			return true;
 		}
 		abandon(HoldKey.current(name), hold);
