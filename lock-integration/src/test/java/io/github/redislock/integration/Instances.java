@@ -9,6 +9,7 @@ import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.RedisTarget;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
 
@@ -27,6 +28,8 @@ final class Instances implements AutoCloseable {
 	private final List<RedisLockRegistryAdapter> registries = new ArrayList<>();
 
 	private final List<LockRegistryLeaderInitiator> initiators = new ArrayList<>();
+
+	private final List<DisposableBean> others = new ArrayList<>();
 
 	Instances(RedisTarget redis) {
 		this.redis = redis;
@@ -70,6 +73,19 @@ final class Instances implements AutoCloseable {
 		return registry;
 	}
 
+	/**
+	 * A connection factory of a new application instance, for a registry of Spring
+	 * Integration's own (destroyed with the instances).
+	 */
+	RedisConnectionFactory connectionFactory() {
+		return this.redis.connectionFactory();
+	}
+
+	<T extends DisposableBean> T registerOther(T other) {
+		this.others.add(other);
+		return other;
+	}
+
 	LockRegistryLeaderInitiator register(LockRegistryLeaderInitiator initiator) {
 		this.initiators.add(initiator);
 		return initiator;
@@ -108,6 +124,9 @@ final class Instances implements AutoCloseable {
 		}
 		for (RedisLockRegistryAdapter registry : this.registries) {
 			registry.destroy();
+		}
+		for (DisposableBean other : this.others) {
+			other.destroy();
 		}
 		for (RedisLockTemplate template : this.templates) {
 			((DisposableBean) template).destroy();
