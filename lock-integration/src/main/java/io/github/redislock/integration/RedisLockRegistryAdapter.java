@@ -71,13 +71,13 @@ import org.springframework.util.Assert;
  * answers {@code false} at once, even when the lock is free now, so that a leader whose
  * lock was lost steps down at its next heartbeat. A re-entry through {@code lock()} or
  * {@code lockInterruptibly()} then takes the lock afresh. The lost hold's own
- * acquisitions still count: their unlocks (the last one throws {@link LockLostException},
- * unless {@code redislock.on-lock-lost=log}) are answered before any later hold's, newest
- * first. A caller that never unlocks them, as the leader initiator does once it is
- * revoked, leaves nothing held: its later holds are released by their own unlocks. A hold
- * taken without a fixed lease is fixed to {@link #setLeaseTime(Duration) the lease time}
- * by its first re-entry (an extension fixes the lease), and the registry then renews it
- * itself every third of that.
+ * acquisitions still count: the thread's unlocks go to its later hold first (newest
+ * first), then to them (the last one throws {@link LockLostException}, unless
+ * {@code redislock.on-lock-lost=log}). A caller that never unlocks them, as the leader
+ * initiator does once it is revoked, leaves nothing held: its later holds are released by
+ * their own unlocks. A hold taken without a fixed lease is fixed to
+ * {@link #setLeaseTime(Duration) the lease time} by its first re-entry (an extension
+ * fixes the lease), and the registry then renews it itself every third of that.
  * <p>
  * <strong>Fencing.</strong> {@link #fencingToken(Object)} gives the calling thread's
  * hold's token: a leader reads it when granted.
