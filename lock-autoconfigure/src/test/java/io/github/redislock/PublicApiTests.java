@@ -43,8 +43,9 @@ class PublicApiTests {
 
 	/**
 	 * A class of each module with public packages: lock-core, lock-spring, lock-shedlock,
-	 * lock-integration and this one (lock-micrometer and lock-dashboard hold only internal
-	 * packages, which {@code apiPackagesHoldOnlyTheContractAndItsConfiguration} checks).
+	 * lock-integration and this one (lock-micrometer and lock-dashboard hold only
+	 * internal packages, which {@code apiPackagesHoldOnlyTheContractAndItsConfiguration}
+	 * checks).
 	 */
 	private static final List<Class<?>> MODULES = List.of(RedisLockTemplate.class, DistributedLock.class,
 			RedisLockProvider.class, RedisLockRegistryAdapter.class, RedisLockAutoConfiguration.class);
