@@ -1,10 +1,10 @@
 package io.github.redislock.core;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
+import io.github.redislock.support.Completions;
 import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
 
@@ -37,32 +37,12 @@ final class HandleWork {
 		catch (RuntimeException ex) {
 			return handle.releaseAsync().handle((released, releaseFailure) -> {
 				if (releaseFailure != null) {
-					ex.addSuppressed(unwrap(releaseFailure));
+					ex.addSuppressed(Completions.unwrap(releaseFailure));
 				}
 				throw ex;
 			});
 		}
-		CompletableFuture<T> result = new CompletableFuture<>();
-		work.whenComplete((value, failure) -> handle.releaseAsync().whenComplete((released, releaseFailure) -> {
-			Throwable cause = (releaseFailure != null) ? unwrap(releaseFailure) : null;
-			if (failure != null) {
-				if (cause != null) {
-					failure.addSuppressed(cause);
-				}
-				result.completeExceptionally(failure);
-			}
-			else if (cause != null) {
-				result.completeExceptionally(cause);
-			}
-			else {
-				result.complete(value);
-			}
-		}));
-		return result;
-	}
-
-	private static Throwable unwrap(Throwable failure) {
-		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
+		return Completions.afterRelease(work, handle::releaseAsync);
 	}
 
 }

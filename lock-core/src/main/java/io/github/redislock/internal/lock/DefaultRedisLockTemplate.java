@@ -29,6 +29,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.core.RedisSemaphore;
+import io.github.redislock.support.Completions;
 import io.github.redislock.support.Printable;
 import io.github.redislock.internal.OutageLog;
 import org.apache.commons.logging.Log;
@@ -408,24 +409,7 @@ public class DefaultRedisLockTemplate
 	 * @return the work's outcome, after the release
 	 */
 	static <T> CompletableFuture<T> afterRelease(CompletionStage<T> work, Supplier<CompletableFuture<?>> release) {
-		CompletableFuture<T> result = new CompletableFuture<>();
-		work.whenComplete((value, failure) -> release.get().whenComplete((released, releaseFailure) -> {
-			Throwable cause = (releaseFailure instanceof CompletionException && releaseFailure.getCause() != null)
-					? releaseFailure.getCause() : releaseFailure;
-			if (failure != null) {
-				if (cause != null) {
-					failure.addSuppressed(cause);
-				}
-				result.completeExceptionally(failure);
-			}
-			else if (cause != null) {
-				result.completeExceptionally(cause);
-			}
-			else {
-				result.complete(value);
-			}
-		}));
-		return result;
+		return Completions.afterRelease(work, release);
 	}
 
 	/**
