@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.redislock.core.OnLockLost;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.internal.HashTags;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.internal.lock.LockSettings;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,19 @@ public final class RedisLockTemplateBuilder {
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private LockSettings settings = LockSettings.DEFAULTS;
+	// Kept apart and checked together by build(): a check across settings (the maximum
+	// hold against the lease) must not depend on the order in which they are set.
+	private String keyPrefix = LockSettings.DEFAULTS.keyPrefix();
+
+	private Duration leaseTime = LockSettings.DEFAULTS.leaseTime();
+
+	private OnLockLost onLockLost = LockSettings.DEFAULTS.onLockLost();
+
+	private int minReplicasAcked = LockSettings.DEFAULTS.minReplicasAcked();
+
+	private Duration replicaAckTimeout = LockSettings.DEFAULTS.replicaAckTimeout();
+
+	private @Nullable Duration maxHold = LockSettings.DEFAULTS.maxHold();
 
 	private @Nullable String applicationName;
 
@@ -58,8 +71,9 @@ public final class RedisLockTemplateBuilder {
 	 * @return this builder
 	 */
 	public RedisLockTemplateBuilder keyPrefix(String keyPrefix) {
-		this.settings = new LockSettings(keyPrefix, this.settings.leaseTime(), this.settings.onLockLost(),
-				this.settings.minReplicasAcked(), this.settings.replicaAckTimeout(), this.settings.maxHold());
+		// Checked at once: a prefix is wrong whatever else is set.
+		HashTags.checkPrefix(keyPrefix);
+		this.keyPrefix = keyPrefix;
 		return this;
 	}
 
@@ -70,7 +84,9 @@ public final class RedisLockTemplateBuilder {
 	 * @return this builder
 	 */
 	public RedisLockTemplateBuilder leaseTime(Duration leaseTime) {
-		this.settings = this.settings.withLeaseTime(leaseTime);
+		// Checked at once on its own (the defaults have no maximum hold).
+		LockSettings.DEFAULTS.withLeaseTime(leaseTime);
+		this.leaseTime = leaseTime;
 		return this;
 	}
 
@@ -81,7 +97,8 @@ public final class RedisLockTemplateBuilder {
 	 * @return this builder
 	 */
 	public RedisLockTemplateBuilder onLockLost(OnLockLost onLockLost) {
-		this.settings = this.settings.withOnLockLost(onLockLost);
+		LockSettings.DEFAULTS.withOnLockLost(onLockLost);
+		this.onLockLost = onLockLost;
 		return this;
 	}
 
@@ -93,7 +110,9 @@ public final class RedisLockTemplateBuilder {
 	 * @return this builder
 	 */
 	public RedisLockTemplateBuilder replicaAcknowledgement(int minReplicasAcked, Duration timeout) {
-		this.settings = this.settings.withReplicaAcknowledgement(minReplicasAcked, timeout);
+		LockSettings.DEFAULTS.withReplicaAcknowledgement(minReplicasAcked, timeout);
+		this.minReplicasAcked = minReplicasAcked;
+		this.replicaAckTimeout = timeout;
 		return this;
 	}
 
@@ -104,7 +123,8 @@ public final class RedisLockTemplateBuilder {
 	 * @return this builder
 	 */
 	public RedisLockTemplateBuilder maxHold(@Nullable Duration maxHold) {
-		this.settings = this.settings.withMaxHold(maxHold);
+		// Checked against the lease by build(), whichever of the two is set first.
+		this.maxHold = maxHold;
 		return this;
 	}
 
@@ -122,9 +142,13 @@ public final class RedisLockTemplateBuilder {
 	/**
 	 * Build the template.
 	 * @return a new template, to be declared as a bean
+	 * @throws IllegalArgumentException when the settings do not go together (a maximum
+	 * hold shorter than the lease)
 	 */
 	public RedisLockTemplate build() {
-		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(this.connectionFactory, this.settings);
+		LockSettings settings = new LockSettings(this.keyPrefix, this.leaseTime, this.onLockLost, this.minReplicasAcked,
+				this.replicaAckTimeout, this.maxHold);
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(this.connectionFactory, settings);
 		if (this.applicationName != null) {
 			template.setApplicationName(this.applicationName);
 		}
