@@ -149,7 +149,8 @@ import org.springframework.util.ClassUtils;
  * caller that waits on its own thread and is interrupted, or whose acquisition failed,
  * returns only once the acquisition has settled: no attempt under way, and what one took
  * given back ({@link AsyncAcquisition#await()}), as an interrupted {@link Acquisition}
- * undoes its attempt before it throws.</li>
+ * undoes its attempt before it throws; interrupted again meanwhile, it returns at once
+ * and the acquisition settles without it.</li>
  * </ul>
  */
 abstract class AbstractRedisLock extends ThreadOwnedLock {

@@ -117,9 +117,12 @@ final class AsyncAcquisition {
 	 * holds (a semaphore's {@code tryAcquire}) waits. Whichever way it stops waiting, it
 	 * leaves nothing behind, as an {@link Acquisition} does: interrupted, it gives the
 	 * acquisition up (and gives back a hold that came at that very moment); failed, the
-	 * last attempt is undone. Either way it returns only once that is done, waiting for
-	 * it without heeding interrupts, at most as long as an attempt and its undo can take
-	 * ({@link LockCommands#settleBound()}).
+	 * last attempt is undone. Either way it returns only once that is done, at most as
+	 * long as an attempt and its undo can take ({@link LockCommands#settleBound()}), or
+	 * once the thread is interrupted (again) meanwhile: as an {@link Acquisition}'s undo
+	 * is cut short by a second interrupt, a caller told twice to stop (an executor shut
+	 * down now, while Redis hangs) is not held for the command timeouts. What is under
+	 * way then still settles, without it.
 	 * @return the hold, or {@code null} when the wait time ran out
 	 * @throws InterruptedException when the calling thread was interrupted (the interrupt
 	 * status is then clear, unless another interrupt came while it settled)
@@ -155,31 +158,22 @@ final class AsyncAcquisition {
 	}
 
 	/**
-	 * Wait until {@code settling} completes, whatever its outcome, keeping an interrupt
-	 * for the caller. Bounded, though every call it waits for is timed anyway: past the
-	 * bound, a hold left behind lasts at most one lease, as nobody renews it.
+	 * Wait until {@code settling} completes, whatever its outcome, or until the calling
+	 * thread is interrupted, keeping the interrupt for the caller. Bounded, though every
+	 * call it waits for is timed anyway: past the bound, or once interrupted, what is
+	 * still under way settles on its own (an answer that comes is undone), and a hold
+	 * left behind lasts at most one lease, as nobody renews it.
 	 */
 	private void awaitSettled(CompletableFuture<?> settling) {
 		long deadline = System.nanoTime() + this.lock.template.commands().settleBound().toNanos();
-		boolean interrupted = false;
 		try {
-			while (true) {
-				try {
-					settling.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-					return;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-				catch (ExecutionException | CancellationException | TimeoutException ex) {
-					return;
-				}
-			}
+			settling.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | CancellationException | TimeoutException ex) {
+			// Settled one way or another, or past the bound.
 		}
 	}
 

@@ -277,8 +277,8 @@ public class DefaultRedisLockTemplate
 	 * the calling thread: the one way the blocking callers of asynchronous holds
 	 * (semaphore permits) wait. Whichever way it stops waiting, nothing is left taken for
 	 * a caller that left: an interrupt gives the acquisition up, and the call returns
-	 * once an attempt on its way has been answered and what it took given back (see
-	 * {@link AsyncAcquisition#await()}).
+	 * once an attempt on its way has been answered and what it took given back, or at a
+	 * further interrupt (see {@link AsyncAcquisition#await()}).
 	 * @param lock a lock of this template
 	 * @param waitTime how long to wait
 	 * @param leaseTime the fixed lease, or {@code null} for a watchdog-renewed one

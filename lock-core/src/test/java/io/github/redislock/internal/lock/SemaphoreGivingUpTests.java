@@ -124,6 +124,41 @@ class SemaphoreGivingUpTests {
 			.isInstanceOf(LockAcquisitionException.class);
 	}
 
+	@Test
+	void anotherInterruptWhileTheGivenUpAttemptSettlesEndsTheWaitAndThePermitStillGoesBack() throws Exception {
+		// A slow Redis: the attempt is granted at once, its answer comes 3 s later, well
+		// within the command timeout. The first interrupt gives the acquisition up; the
+		// caller need not wait for that answer if interrupted again (as an exclusive
+		// lock's undo is cut short by a second interrupt), and the permit still goes
+		// back once the answer comes.
+		RedisSemaphore semaphore = semaphoreViaProxy(Duration.ofSeconds(60));
+		RedisSemaphore other = this.templates.create().getSemaphore(this.name, 1);
+		this.proxy.delayReplies(Duration.ofSeconds(3));
+		CompletableFuture<Long> returnedAt = new CompletableFuture<>();
+		CompletableFuture<Boolean> acquired = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> {
+			Optional<SemaphorePermit> permit = semaphore.tryAcquire(Duration.ofSeconds(30), null);
+			returnedAt.complete(System.nanoTime());
+			acquired.complete(permit.isPresent());
+			permit.ifPresent(SemaphorePermit::close);
+		}, "semaphore-waiter");
+		waiter.setDaemon(true);
+		waiter.start();
+		await().atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(1))
+			.until(() -> this.raw.opsForZSet().zCard(permitsKey()) == 1);
+		waiter.interrupt();
+		Thread.sleep(200);
+		long interruptedAgainAt = System.nanoTime();
+		waiter.interrupt();
+		long returned = returnedAt.get(30, TimeUnit.SECONDS);
+		assertThat(acquired.get()).as("acquired although interrupted").isFalse();
+		assertThat(Duration.ofNanos(returned - interruptedAgainAt)).as("returned after the second interrupt in")
+			.isLessThan(Duration.ofSeconds(1));
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(other.availablePermits()).as("the permit went back").isEqualTo(1));
+	}
+
 	/**
 	 * Return the semaphore of one permit of an instance that talks to Redis through the
 	 * proxy, with the scripts loaded and the connection open.
