@@ -141,19 +141,21 @@ public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPe
 
 	/**
 	 * Run {@code action} with this hold as the current thread's innermost lock (for
-	 * {@link io.github.redislock.core.LockContext}).
+	 * {@link io.github.redislock.core.LockContext}), described by this handle: released
+	 * meanwhile (from another thread), it is no longer held there either, as
+	 * {@link #isHeld()} says and as {@code ReactiveLockContext} says of it.
 	 * @param <T> the action's result
 	 * @param action what to run
 	 * @return its result
 	 */
 	@Override
 	public <T extends @Nullable Object> T runInContext(java.util.function.Supplier<T> action) {
-		CurrentLocks.entered(this.hold);
+		CurrentLocks.entered(this);
 		try {
 			return action.get();
 		}
 		finally {
-			CurrentLocks.exited(this.hold);
+			CurrentLocks.exited(this);
 		}
 	}
 
