@@ -3,7 +3,6 @@ package io.github.redislock.internal.aop;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockHandle;
@@ -154,12 +153,16 @@ sealed interface LockTarget {
 								throw ex;
 							}
 							catch (Throwable ex) {
-								throw new CompletionException(ex);
+								throw new CheckedFailure(ex);
 							}
 						});
 					}
-					catch (CompletionException ex) {
-						throw (ex.getCause() != null) ? ex.getCause() : ex;
+					catch (CheckedFailure ex) {
+						// Only the method's checked exceptions are carried so: one it
+						// throws unchecked (a CompletionException of its own) reaches the
+						// caller as it is.
+						Throwable cause = ex.getCause();
+						throw (cause != null) ? cause : ex;
 					}
 				}
 
@@ -183,6 +186,17 @@ sealed interface LockTarget {
 		@Override
 		public LockAcquisitionException notAcquired(Duration waitTime) {
 			return new LockAcquisitionException(this.semaphore.getName(), waitTime);
+		}
+
+		/**
+		 * Carries a checked exception of the method out of {@code runInContext}.
+		 */
+		private static final class CheckedFailure extends RuntimeException {
+
+			CheckedFailure(Throwable cause) {
+				super(null, cause, false, false);
+			}
+
 		}
 
 	}
