@@ -289,6 +289,11 @@ public class DefaultRedisLockTemplate
 	Optional<AsyncHold> awaitHold(RedisLock lock, Duration waitTime, @Nullable Duration leaseTime)
 			throws InterruptedException {
 		AbstractRedisLock redisLock = checkAcquisition(lock, waitTime, leaseTime);
+		if (Thread.interrupted()) {
+			// Interrupted before it asked: nothing is started (the answer to an attempt
+			// on a free lock could come before the wait looked at the interrupt).
+			throw new InterruptedException("Interrupted before acquiring '" + Printable.of(redisLock.name) + "'");
+		}
 		LockHold hold = redisLock.startAcquisition(waitTime.toNanos(), leaseTime).await();
 		return (hold != null) ? Optional.of(AsyncHold.of(redisLock, hold)) : Optional.empty();
 	}

@@ -159,6 +159,22 @@ class SemaphoreGivingUpTests {
 			.untilAsserted(() -> assertThat(other.availablePermits()).as("the permit went back").isEqualTo(1));
 	}
 
+	@Test
+	void aThreadInterruptedBeforeItAsksTakesNoPermitEvenWhenOneIsFree() {
+		// As the lock kinds do: the answer to a free semaphore's attempt may come before
+		// the caller looks, and must not hand a permit to a thread told to stop.
+		RedisSemaphore semaphore = this.templates.create().getSemaphore(this.name, 1);
+		for (int i = 0; i < 100; i++) {
+			Thread.currentThread().interrupt();
+			Optional<SemaphorePermit> permit = semaphore.tryAcquire(Duration.ofSeconds(5), null);
+			boolean interrupted = Thread.interrupted();
+			permit.ifPresent(SemaphorePermit::close);
+			assertThat(permit).as("a permit for a thread interrupted before it asked, try " + i).isEmpty();
+			assertThat(interrupted).as("interrupt status kept").isTrue();
+		}
+		assertThat(semaphore.availablePermits()).isEqualTo(1);
+	}
+
 	/**
 	 * Return the semaphore of one permit of an instance that talks to Redis through the
 	 * proxy, with the scripts loaded and the connection open.
