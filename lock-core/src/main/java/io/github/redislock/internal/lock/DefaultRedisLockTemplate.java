@@ -341,11 +341,59 @@ public class DefaultRedisLockTemplate
 	public <T> CompletableFuture<T> executeAsync(String name, Duration waitTime, @Nullable Duration leaseTime,
 			@Nullable Duration holdAtLeast, Supplier<? extends CompletionStage<T>> action) {
 		RedisLock lock = lock(name, holdAtLeast);
-		return acquireAsync(lock, waitTime, leaseTime).thenCompose((hold) -> {
-			if (hold.isEmpty()) {
-				throw lock.acquisitionFailure(waitTime);
+		CompletableFuture<Optional<AsyncHold>> acquisition = acquireAsync(lock, waitTime, leaseTime);
+		CompletableFuture<T> result = new CompletableFuture<>();
+		acquisition.whenComplete((hold, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(wrapped(failure));
 			}
-			return whileHeld(hold.get(), action);
+			else if (hold.isEmpty()) {
+				result.completeExceptionally(wrapped(lock.acquisitionFailure(waitTime)));
+			}
+			else if (result.isDone()) {
+				// The caller stopped waiting (cancelled, or timed out) as the hold came:
+				// nobody runs the work, the hold goes back.
+				hold.get().releaseAsync();
+			}
+			else {
+				completeWith(result, whileHeld(hold.get(), action));
+			}
+		});
+		// A caller that stops waiting for the lock (cancels the future, lets orTimeout
+		// fail it, a Mono.fromFuture cancelled) gives the acquisition up: a dependent
+		// stage would be skipped, and the hold that came later be renewed for nobody.
+		giveUpWith(result, acquisition);
+		return result;
+	}
+
+	/**
+	 * Complete {@code result} as {@code outcome} completes; a failure wrapped as a
+	 * dependent stage's ({@code thenCompose}) would be.
+	 */
+	static <T> void completeWith(CompletableFuture<T> result, CompletionStage<T> outcome) {
+		outcome.whenComplete((value, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(wrapped(failure));
+			}
+			else {
+				result.complete(value);
+			}
+		});
+	}
+
+	private static CompletionException wrapped(Throwable failure) {
+		return (failure instanceof CompletionException completion) ? completion : new CompletionException(failure);
+	}
+
+	/**
+	 * Give {@code acquisition} up once {@code result} is completed before it, by its
+	 * caller.
+	 */
+	static void giveUpWith(CompletableFuture<?> result, CompletableFuture<?> acquisition) {
+		result.whenComplete((value, failure) -> {
+			if (!acquisition.isDone()) {
+				acquisition.cancel(false);
+			}
 		});
 	}
 

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -207,7 +208,7 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 			@Nullable Duration holdAtLeast, Supplier<? extends CompletionStage<T>> action) {
 		RedLock lock = lock(name, holdAtLeast);
 		long holderId = -this.asyncHolders.incrementAndGet();
-		return CompletableFuture.supplyAsync(() -> {
+		CompletableFuture<@Nullable LockHold> acquisition = CompletableFuture.supplyAsync(() -> {
 			try {
 				return lock.acquireDetached(holderId, waitTime, leaseTime);
 			}
@@ -215,9 +216,17 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 				Thread.currentThread().interrupt();
 				throw new LockAcquisitionException(name, waitTime, "interrupted while waiting");
 			}
-		}, this.calls).thenCompose((hold) -> {
+		}, this.calls);
+		CompletableFuture<T> result = new CompletableFuture<>();
+		acquisition.thenCompose((hold) -> {
 			if (hold == null) {
 				throw lock.acquisitionFailure(waitTime);
+			}
+			if (result.isDone()) {
+				// The caller stopped waiting (cancelled, or timed out) before the nodes
+				// granted it: nobody runs the work, the hold goes back.
+				CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls);
+				return CompletableFuture.<T>failedFuture(new CancellationException("Given up by its caller"));
 			}
 			CompletionStage<T> work;
 			CurrentLocks.entered(hold);
@@ -233,7 +242,18 @@ public class RedLockTemplate implements RedisLockTemplate, ObservableLockTemplat
 			}
 			return DefaultRedisLockTemplate.afterRelease(work,
 					() -> CompletableFuture.runAsync(() -> lock.releaseDetached(hold), this.calls));
+		}).whenComplete((value, failure) -> {
+			// A dependent stage of the acquisition, not the caller's future: a caller
+			// that stops waiting does not make the hold that comes later be skipped,
+			// and renewed for nobody.
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else {
+				result.complete(value);
+			}
 		});
+		return result;
 	}
 
 	/**

@@ -303,6 +303,38 @@ class RedLockTests {
 		assertThat(instance().getLock(this.name).tryLock(Duration.ofMillis(300), null)).as("kept").isFalse();
 	}
 
+	@Test
+	void executeAsyncCancelledWhileItWaitsTakesNoLock() throws Exception {
+		RedLockTemplate template = instance(Duration.ofSeconds(30));
+		RedLockTemplate otherInstance = instance(Duration.ofSeconds(30));
+		java.util.concurrent.CompletableFuture<Void> letGo = new java.util.concurrent.CompletableFuture<>();
+		java.util.concurrent.CompletableFuture<Boolean> taken = new java.util.concurrent.CompletableFuture<>();
+		Thread holder = new Thread(() -> {
+			RedisLock lock = otherInstance.getLock(this.name);
+			taken.complete(lock.tryLock(Duration.ZERO, null));
+			letGo.join();
+			lock.unlock();
+		});
+		holder.start();
+		assertThat(taken.get(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+		java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+		java.util.concurrent.CompletableFuture<String> result = template.executeAsync(this.name, Duration.ofSeconds(5),
+				null, () -> {
+					ran.set(true);
+					return java.util.concurrent.CompletableFuture.completedFuture("ran");
+				});
+		Thread.sleep(300);
+		result.cancel(false);
+		letGo.complete(null);
+		holder.join(10_000);
+		// The abandoned call's blocking attempt may still take the lock: it goes back.
+		RedisLock next = instance(Duration.ofSeconds(30)).getLock(this.name);
+		assertThat(next.tryLock(Duration.ofSeconds(10), null)).as("free after the cancelled call").isTrue();
+		next.unlock();
+		assertThat(ran).as("the work of a cancelled call ran").isFalse();
+		assertThat(template.getActiveHoldCount()).isZero();
+	}
+
 	private static boolean unlockAndFalse(RedisLock lock) {
 		lock.unlock();
 		return false;

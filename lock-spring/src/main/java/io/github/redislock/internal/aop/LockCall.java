@@ -3,6 +3,7 @@ package io.github.redislock.internal.aop;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -112,7 +113,33 @@ final class LockCall {
 	 * future that completes after the lock is released.
 	 */
 	CompletableFuture<@Nullable Object> completionStage() {
-		return acquire().thenCompose((handle) -> handle.isPresent() ? whileHeld(handle.get()) : notAcquiredStage());
+		CompletableFuture<Optional<LockHandle>> acquisition = acquire();
+		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+		acquisition.thenCompose((handle) -> {
+			if (handle.isPresent() && result.isDone()) {
+				// The caller stopped waiting (cancelled, or timed out) as the hold came:
+				// the method does not run, the hold goes back.
+				handle.get().releaseAsync();
+				return CompletableFuture.failedFuture(new CancellationException("Given up by its caller"));
+			}
+			return handle.isPresent() ? whileHeld(handle.get()) : notAcquiredStage();
+		}).whenComplete((value, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(failure);
+			}
+			else {
+				result.complete(value);
+			}
+		});
+		// A caller that stops waiting for the lock (cancels the future, lets orTimeout
+		// fail it) gives the acquisition up: a stage depending on the caller's future
+		// would be skipped, and a hold that came later be renewed for nobody.
+		result.whenComplete((value, failure) -> {
+			if (!acquisition.isDone()) {
+				acquisition.cancel(false);
+			}
+		});
+		return result;
 	}
 
 	private CompletableFuture<@Nullable Object> whileHeld(LockHandle handle) {
