@@ -9,10 +9,10 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <p>
  * A parameter of type {@link RedisServer} (constructor, lifecycle or test method) gets
  * the test class's server: the one named by {@code REDIS_URL} when set; else a
- * {@code redis:7} container when a Docker engine is reachable; else a local
- * {@code redis-server} process on a free loopback port. A parameter of type
- * {@link RedisServers} starts any number of further independent local servers. A
- * parameter of type {@link RedisTargets} gives contract suites the server or a
+ * {@code redis:7} container when a Docker engine is reachable and {@code REDIS_SERVER}
+ * names no server; else a local {@code redis-server} process on a free loopback port. A
+ * parameter of type {@link RedisServers} starts any number of further independent local
+ * servers. A parameter of type {@link RedisTargets} gives contract suites the server or a
  * {@link RedisCluster} (one per JVM, stopped when the test run ends). Everything else
  * started is stopped when the test class finishes.
  */
@@ -54,7 +54,9 @@ public final class RedisExtension implements ParameterResolver {
 		if (url != null && !url.isBlank()) {
 			return new ExternalRedisServer(url);
 		}
-		if (ContainerRedisServer.dockerAvailable()) {
+		// A server named by REDIS_SERVER (the build's server matrix) is the one to test
+		// on.
+		if (RedisBinary.configured() == null && ContainerRedisServer.dockerAvailable()) {
 			return ContainerRedisServer.start();
 		}
 		return LocalRedisServer.start();

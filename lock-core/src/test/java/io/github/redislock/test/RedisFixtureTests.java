@@ -1,11 +1,20 @@
 package io.github.redislock.test;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.opentest4j.TestAbortedException;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The fixture itself: real servers, independent of each other, stopped by their handle.
@@ -58,6 +67,26 @@ class RedisFixtureTests {
 			redis.opsForValue().set("k", "v");
 			assertThat(redis.opsForValue().get("k")).isEqualTo("v");
 		}
+	}
+
+	@Test
+	void aMatrixServerIsFoundByItsNameInTheCache(@TempDir Path cache) throws IOException {
+		for (String version : List.of("valkey-9.0.1", "valkey-9.1.2", "valkey-10.0.0", "redis-8.0.6")) {
+			Path binary = Files.createDirectories(cache.resolve(version))
+				.resolve(version.replaceFirst("-.*", "") + "-server");
+			Files.writeString(binary, "#!/bin/sh\n");
+			assertThat(binary.toFile().setExecutable(true)).isTrue();
+		}
+		assertThat(RedisBinary.cached("valkey-9", cache, true)).endsWith("valkey-9.1.2/valkey-server");
+		assertThat(RedisBinary.cached("valkey", cache, true)).endsWith("valkey-10.0.0/valkey-server");
+		assertThat(RedisBinary.cached("redis-8", cache, true)).endsWith("redis-8.0.6/redis-server");
+		// Not built: the tests that need it are skipped, or fail where the matrix is
+		// required.
+		assertThatExceptionOfType(TestAbortedException.class)
+			.isThrownBy(() -> RedisBinary.cached("redis-9", cache, false))
+			.withMessageContaining(".ci/build-servers");
+		assertThatIllegalStateException().isThrownBy(() -> RedisBinary.cached("redis-9", cache, true))
+			.withMessageContaining("redis-9");
 	}
 
 }

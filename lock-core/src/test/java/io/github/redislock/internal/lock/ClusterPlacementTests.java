@@ -12,6 +12,7 @@ import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * On a real Redis Cluster, every key of a lock lives on the one master that serves the
  * lock name's hash tag, and the suites' lock names spread over all three masters.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 class ClusterPlacementTests {
 

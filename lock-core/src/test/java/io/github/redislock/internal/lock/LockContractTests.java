@@ -27,6 +27,7 @@ import io.github.redislock.test.RedisTargets;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -62,6 +63,7 @@ import static org.awaitility.Awaitility.await;
  * seeds; {@code -Dredislock.contract.seed=N} replays their random choices (the
  * interleaving of threads is the machine's).
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

@@ -16,6 +16,7 @@ import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -30,6 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * non-atomic counter under the lock: no increment may be lost and no two holders may
  * overlap.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

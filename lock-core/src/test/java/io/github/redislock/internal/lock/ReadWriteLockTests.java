@@ -19,6 +19,7 @@ import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -34,6 +35,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Read-write locks against a real Redis server and a real Redis Cluster.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

@@ -22,6 +22,7 @@ import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -38,6 +39,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Behaviour of one exclusive lock against a real Redis server and a real Redis Cluster.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

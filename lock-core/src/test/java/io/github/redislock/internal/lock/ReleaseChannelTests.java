@@ -19,6 +19,7 @@ import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -39,6 +40,7 @@ import static org.awaitility.Awaitility.await;
  * ({@code SSUBSCRIBE} on the node of the lock's slot), so release messages do not cross
  * the cluster bus.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

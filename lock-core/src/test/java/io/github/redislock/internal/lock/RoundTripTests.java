@@ -16,6 +16,7 @@ import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -25,6 +26,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * What each operation costs in Redis commands, counted by the server itself.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 class RoundTripTests {
 

@@ -14,6 +14,7 @@ import io.github.redislock.test.RedisServer;
 import io.github.redislock.test.TcpProxy;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * the call returns, as the lock kinds do. A proxy holds the attempt's answer (or the
  * attempt itself) back, so that the attempt is reliably on its way.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 class SemaphoreGivingUpTests {
 

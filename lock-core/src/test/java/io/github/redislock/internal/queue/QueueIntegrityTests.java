@@ -14,6 +14,7 @@ import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -32,6 +33,7 @@ import static org.awaitility.Awaitility.await;
  * independent, nothing enqueued is lost, no id runs under two live claims, poison tasks
  * end in the dead letters, and no key outlives what it describes.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)

@@ -11,6 +11,7 @@ import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
 import io.github.redislock.test.RedisTargets;
 import io.github.redislock.test.ReleaseMessages;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -24,6 +25,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The {@link TaskQueue} operations against a real Redis server and a real Redis Cluster.
  */
+@Tag("server-matrix")
 @ExtendWith(RedisExtension.class)
 @ParameterizedClass(name = "{0}")
 @EnumSource(RedisMode.class)
