@@ -32,6 +32,10 @@ class EmbeddedRedisFallback implements ApplicationListener<ApplicationEvent> {
 
 	@Override
 	public void onApplicationEvent(ApplicationEvent event) {
+		// Spring AOT runs main at build time to prepare the context, never to serve.
+		if (Boolean.getBoolean("spring.aot.processing")) {
+			return;
+		}
 		if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
 			startIfNeeded(prepared.getEnvironment());
 		}
