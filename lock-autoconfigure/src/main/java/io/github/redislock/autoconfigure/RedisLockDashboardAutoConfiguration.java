@@ -2,6 +2,7 @@ package io.github.redislock.autoconfigure;
 
 import io.github.redislock.admin.RedisLockAdmin;
 import io.github.redislock.internal.dashboard.DashboardRoutes;
+import io.github.redislock.internal.dashboard.DashboardRuntimeHints;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -20,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.io.ResourceLoader;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.web.servlet.function.RouterFunction;
@@ -44,6 +46,7 @@ public final class RedisLockDashboardAutoConfiguration {
 	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 	@ConditionalOnClass({ RouterFunction.class, DashboardRoutes.class })
 	@ConditionalOnBean(RedisLockAdmin.class)
+	@ImportRuntimeHints(DashboardRuntimeHints.class)
 	static class ServletDashboardConfiguration {
 
 		@Bean

@@ -3,7 +3,13 @@ package io.github.redislock.autoconfigure;
 import io.github.redislock.actuate.endpoint.RedisLockEndpoint;
 import io.github.redislock.actuate.endpoint.RedisLockEndpointWebExtension;
 import io.github.redislock.admin.RedisLockAdmin;
+import io.github.redislock.queue.DeadTask;
+import io.github.redislock.queue.TaskEntry;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -13,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ImportRuntimeHints;
 
 /**
  * Auto-configuration of the {@code redislock} actuator endpoint. Like every endpoint but
@@ -30,6 +37,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(RedisLockAdmin.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @ConditionalOnAvailableEndpoint(RedisLockEndpoint.class)
+@ImportRuntimeHints(RedisLockEndpointAutoConfiguration.EndpointRuntimeHints.class)
 public final class RedisLockEndpointAutoConfiguration {
 
 	@Bean
@@ -44,6 +52,22 @@ public final class RedisLockEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(endpoint = RedisLockEndpoint.class, exposure = EndpointExposure.WEB)
 	RedisLockEndpointWebExtension redisLockEndpointWebExtension(RedisLockEndpoint redisLockEndpoint) {
 		return new RedisLockEndpointWebExtension(redisLockEndpoint);
+	}
+
+	/**
+	 * Hints for a native image: what the operations answer as {@code Object} (Spring Boot
+	 * registers only declared return types), written as JSON by Jackson through
+	 * reflection.
+	 */
+	static final class EndpointRuntimeHints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			new BindingReflectionHintsRegistrar().registerReflectionHints(hints.reflection(),
+					RedisLockEndpoint.RedisLockDescriptor.class, RedisLockEndpoint.HolderDescriptor.class,
+					RedisLockAdmin.QueueDetails.class, DeadTask.class, TaskEntry.class);
+		}
+
 	}
 
 }
