@@ -277,6 +277,7 @@ public final class Benchmarks {
 		sections.put("async", this::async);
 		sections.put("semaphore", this::semaphore);
 		sections.put("scale", this::scale);
+		sections.put("servers", this::servers);
 		// Last: it cuts connections and fails over servers (of its own).
 		sections.put("transitions", this::transitions);
 		try {
@@ -803,6 +804,84 @@ public final class Benchmarks {
 		this.report.paragraph("200 hand-offs per round and column (20 for the spin lock, which polls every 100 ms);"
 				+ " wall-clock microseconds, both processes on this machine.");
 		this.report.grid("", grid, true, 0);
+	}
+
+	// The server matrix: the same acquire and release on each server the tests run on.
+
+	private void servers() throws Exception {
+		Map<String, String> servers = new LinkedHashMap<>();
+		// The run's own server program (REDIS_SERVER, else the PATH's), then those that
+		// .ci/build-servers built.
+		servers.put("tests' default", null);
+		for (String name : List.of("redis-8", "valkey-9")) {
+			LocalRedisServer.builtServer(name).ifPresent((binary) -> servers.put(name, binary));
+		}
+		int locks = 2000;
+		List<List<String>> costs = new ArrayList<>();
+		Report.Grid grid = new Report.Grid();
+		for (Map.Entry<String, String> entry : servers.entrySet()) {
+			try (LocalRedisServer server = (entry.getValue() != null) ? LocalRedisServer.startProgram(entry.getValue())
+					: LocalRedisServer.start();
+					ServerBench.Connection control = ServerBench.Connection.open(server.port());
+					ServerBench.Connection floor = ServerBench.Connection.open(server.port())) {
+				String version = ServerBench.version(control.sync());
+				progress("servers, " + version);
+				boolean delIfEq = ServerBench.hasDelIfEq(control.sync());
+				Map<String, Column> columns = new LinkedHashMap<>();
+				columns.put("starter-watchdog", Columns.create("starter-watchdog", server.port()));
+				columns.put("raw", Columns.create("raw", server.port()));
+				try {
+					for (Map.Entry<String, Column> column : columns.entrySet()) {
+						String id = column.getKey();
+						costs.add(row(version, Columns.title(id), ServerBench.cost(id, control.sync(),
+								ServerBench.lockers(locks, (i) -> column.getValue().locker("sv:" + id + ":" + i)))));
+					}
+					if (delIfEq) {
+						costs.add(row(version, "raw floor, release by DELIFEQ",
+								ServerBench.cost("delifeq", control.sync(), ServerBench.lockers(locks,
+										(i) -> ServerBench.delIfEqLocker(floor.sync(), "sv:delifeq:" + i)))));
+					}
+					for (int round = 0; round < this.rounds; round++) {
+						Map<String, Double> results = new LinkedHashMap<>();
+						for (String id : rotated(List.copyOf(columns.keySet()), round)) {
+							results.put(Columns.title(id),
+									pairsPerSecond(columns.get(id), 1, "sp:" + id + ":" + round + ":"));
+						}
+						if (delIfEq) {
+							Column.Locker locker = ServerBench.delIfEqLocker(floor.sync(), "sp:delifeq:" + round);
+							results.put("raw floor, release by DELIFEQ",
+									Measure.run(1, this.warmUp, this.millis, (t) -> () -> {
+										locker.lock();
+										locker.unlock();
+									}).perSecond());
+						}
+						double baseline = results.get(Columns.title("raw"));
+						results.forEach((title, value) -> grid.at(title, version).add(value, baseline));
+					}
+				}
+				finally {
+					columns.values().forEach(Column::close);
+				}
+			}
+		}
+		this.report.heading("The same locks on each server of the test matrix");
+		this.report.paragraph("Each server started by the benchmark on loopback, one after the other: Redis time (µs,"
+				+ " from `INFO commandstats`, scripts' time where scripts ran) and commands Redis ran per uncontended"
+				+ " acquire and release, means over " + locks + " locks; then single-thread lock + unlock pairs per"
+				+ " second, ratio to the raw floor (`SET NX PX`, release by a compare-and-delete script) of the same"
+				+ " server and round. Where the server has Valkey 9's `DELIFEQ`, the floor is also measured with it as"
+				+ " its release: the cheapest compare-and-delete there is.");
+		this.report.table("server",
+				List.of("column", "acquire Redis µs", "release Redis µs", "acquire commands", "release commands"),
+				costs);
+		this.report.grid("", grid, true, 0);
+	}
+
+	private static List<String> row(String server, String column, ServerBench.Cost cost) {
+		return List.of(server, column, String.format(Locale.ROOT, "%.2f", cost.acquireMicros()),
+				String.format(Locale.ROOT, "%.2f", cost.releaseMicros()),
+				String.format(Locale.ROOT, "%.2f", cost.acquireCommands()),
+				String.format(Locale.ROOT, "%.2f", cost.releaseCommands()));
 	}
 
 	// Commands and requests per acquire and release.

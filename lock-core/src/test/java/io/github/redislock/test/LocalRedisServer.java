@@ -14,7 +14,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+
+import org.opentest4j.TestAbortedException;
 
 import org.springframework.util.FileSystemUtils;
 
@@ -54,6 +57,19 @@ public final class LocalRedisServer extends RedisServer {
 	 */
 	public static LocalRedisServer start(String... extraArguments) {
 		return startProgram(RedisBinary.path(), extraArguments);
+	}
+
+	/**
+	 * Return the program of a server of the matrix that {@code .ci/build-servers} built
+	 * ({@code "valkey-9"}, {@code "redis-8"}), or empty when it was not built.
+	 */
+	public static Optional<String> builtServer(String name) {
+		try {
+			return Optional.of(RedisBinary.cached(name, RedisBinary.cache(), false));
+		}
+		catch (TestAbortedException ex) {
+			return Optional.empty();
+		}
 	}
 
 	/**

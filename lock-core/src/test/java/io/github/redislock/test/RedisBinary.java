@@ -60,7 +60,7 @@ final class RedisBinary {
 		return (configured != null && !configured.isBlank()) ? configured.trim() : null;
 	}
 
-	private static Path cache() {
+	static Path cache() {
 		String cacheVariable = System.getenv("REDISLOCK_SERVERS_CACHE");
 		return (cacheVariable != null && !cacheVariable.isBlank()) ? Path.of(cacheVariable)
 				: Path.of(System.getProperty("user.home"), ".cache", "redislock-servers");
