@@ -5,10 +5,11 @@ import java.util.List;
 /**
  * A lock template whose locks can be watched: what the starter's metrics
  * ({@code redislock.*} meters) and the {@code redislock} actuator endpoint use.
- * {@link DefaultRedisLockTemplate} and {@link RedLockTemplate} implement it; a
- * {@link RedisLockTemplate} bean of the application's own keeps the metrics and the
- * endpoint by implementing it too (for example by delegating to a
- * {@code DefaultRedisLockTemplate} it wraps).
+ * {@link io.github.redislock.internal.lock.DefaultRedisLockTemplate
+ * DefaultRedisLockTemplate} and {@link io.github.redislock.internal.lock.RedLockTemplate
+ * RedLockTemplate} implement it; a {@link RedisLockTemplate} bean of the application's
+ * own keeps the metrics and the endpoint by implementing it too (for example by
+ * delegating to a {@code DefaultRedisLockTemplate} it wraps).
  *
  * @since 0.1.0
  */

@@ -5,7 +5,8 @@ import io.github.redislock.support.RunningTasks;
 
 /**
  * The task a worker thread runs, for code inside a
- * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} method: its queue, id and
+ * {@code @io.github.redislock.annotation.QueuedTask} method (in
+ * {@code redis-lock-spring}, which this module cannot link to): its queue, id and
  * attempt, and whether its claim is still held. A claim is lost when a renewal finds that
  * another worker claimed the task (after a pause or partition longer than the visibility
  * timeout), or when no renewal reached Redis within the visibility timeout; the task may

@@ -12,8 +12,8 @@ import org.jspecify.annotations.Nullable;
  * atomic script.
  * <p>
  * {@link #pop} hands tasks over to the caller: it removes them. Methods annotated with
- * {@link io.github.redislock.annotation.QueuedTask @QueuedTask} are run by workers with
- * at-least-once delivery instead.
+ * {@code @io.github.redislock.annotation.QueuedTask} (in {@code redis-lock-spring}) are
+ * run by workers with at-least-once delivery instead.
  *
  * @since 0.1.0
  */

@@ -18,8 +18,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.ClassUtils;
 
 /**
- * Base of the {@link RedisLock} types: local re-entry, the acquire-or-wait loop, release
- * and loss reporting. Subclasses supply the scripts.
+ * Base of the {@link io.github.redislock.core.RedisLock RedisLock} types: local re-entry,
+ * the acquire-or-wait loop, release and loss reporting. Subclasses supply the scripts.
  * <p>
  * Acquiring, extending and releasing are one script call each; re-entry by the holding
  * thread is counted locally and costs no round trip, so a command re-sent after a
@@ -33,8 +33,9 @@ import org.springframework.util.ClassUtils;
  * under a negative holder id for an asynchronous hold, which so never re-enters. While
  * registered it is <em>held</em>; a watchdog hold is also <em>renewing</em> while
  * {@link LockHold#renewable()} (not lost, {@code maxHold} not reached; a fixed lease is
- * never renewed). An <em>extension</em> ({@link ThreadOwnedLock#extend(LockHold, long)},
- * one script call, {@link #extendInRedis}) makes it <em>fixed</em> for good: from
+ * never renewed). An <em>extension</em>
+ * ({@link ThreadOwnedLock#extend(LockHold, long, long)}, one script call,
+ * {@link #extendInRedis}) makes it <em>fixed</em> for good: from
  * {@link LockHold#fixLease()}, before the call is sent, the watchdog leaves it alone, and
  * the answer sets its deadline to the new lease from when the call was sent
  * ({@link LockHold#extended}). It is <em>lost</em> once {@link LockHold#markLost} gave it

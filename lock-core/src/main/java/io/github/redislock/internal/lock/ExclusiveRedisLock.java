@@ -7,8 +7,9 @@ import io.github.redislock.core.LockHolder;
 import io.github.redislock.core.LockKind;
 
 /**
- * Reentrant exclusive {@link RedisLock}: a Redis hash naming the owning instance and
- * thread ({@code owner}) and the fencing token, with the lease as its expiry.
+ * Reentrant exclusive {@link io.github.redislock.core.RedisLock RedisLock}: a Redis hash
+ * naming the owning instance and thread ({@code owner}) and the fencing token, with the
+ * lease as its expiry.
  */
 final class ExclusiveRedisLock extends AbstractRedisLock {
 

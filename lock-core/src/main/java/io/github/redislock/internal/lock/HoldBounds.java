@@ -5,8 +5,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How long a hold stays at least, and at most: see {@link RedisLock#withHoldAtLeast} and
- * {@link RedisLock#withMaxHold}.
+ * How long a hold stays at least, and at most: see
+ * {@link io.github.redislock.core.RedisLock#withHoldAtLeast RedisLock.withHoldAtLeast}
+ * and {@link io.github.redislock.core.RedisLock#withMaxHold RedisLock.withMaxHold}.
  *
  * @param holdAtLeastMillis after the last unlock, the lock stays taken until this long
  * after it was acquired (0: released at once)

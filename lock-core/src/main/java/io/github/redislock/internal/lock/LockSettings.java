@@ -19,7 +19,8 @@ import org.springframework.util.Assert;
  * counts; 0: none
  * @param replicaAckTimeout how long to wait for those confirmations
  * @param maxHold how long the watchdog renews a hold at most, unless the lock says
- * otherwise ({@link RedisLock#withMaxHold}); {@code null}: no limit
+ * otherwise ({@link io.github.redislock.core.RedisLock#withMaxHold
+ * RedisLock.withMaxHold}); {@code null}: no limit
  * @since 0.1.0
  */
 public record LockSettings(String keyPrefix, Duration leaseTime, OnLockLost onLockLost, int minReplicasAcked,

@@ -17,9 +17,9 @@ import org.jspecify.annotations.Nullable;
 import io.github.redislock.support.CurrentLocks;
 
 /**
- * Exclusive {@link RedisLock} taken with the RedLock algorithm; see
- * {@link RedLockTemplate}. Waiting is by retrying after a random delay (there is no
- * shared release channel across independent nodes).
+ * Exclusive {@link io.github.redislock.core.RedisLock RedisLock} taken with the RedLock
+ * algorithm; see {@link RedLockTemplate}. Waiting is by retrying after a random delay
+ * (there is no shared release channel across independent nodes).
  */
 final class RedLock extends ThreadOwnedLock {
 
