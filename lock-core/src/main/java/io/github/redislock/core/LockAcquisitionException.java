@@ -39,11 +39,34 @@ public class LockAcquisitionException extends LockException {
 	 * @param cause the last failure talking to Redis
 	 */
 	public LockAcquisitionException(String lockName, Duration waitTime, Throwable cause) {
-		super(lockName, "Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime
-				+ ": Redis is unreachable or did not answer (" + NestedExceptionUtils.getMostSpecificCause(cause)
-				+ "). Check that Redis is up and spring.data.redis.* points at it; set spring.data.redis.timeout"
-				+ " to bound how long one Redis call may block", cause);
+		super(lockName, "Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime + ": "
+				+ whyUnanswered(cause), cause);
 		this.waitTime = waitTime;
+	}
+
+	private static String whyUnanswered(Throwable cause) {
+		Throwable root = NestedExceptionUtils.getMostSpecificCause(cause);
+		String message = String.valueOf(root.getMessage());
+		if (message.startsWith("NOPERM")) {
+			return "Redis refused the call (" + root + "). The ACL user the application connects as lacks a"
+					+ " command, key or channel the starter needs: grant it the rule of the README's"
+					+ " \"Least-privilege ACL user\" section (ACL LOG on the server names what was refused)";
+		}
+		String hint = "";
+		if (root instanceof javax.net.ssl.SSLException) {
+			hint = "; the TLS handshake failed: check that spring.data.redis.ssl.bundle trusts the server's"
+					+ " certificate and that the server speaks TLS on that port";
+		}
+		else if (message.contains("Connection initialization timed out")) {
+			hint = "; a connection that opens but never completes its handshake is most often TLS on one side"
+					+ " only: spring.data.redis.ssl.enabled must match whether that port speaks TLS";
+		}
+		else if (message.contains("Connection reset") || message.contains("closed prematurely")) {
+			hint = "; if the server speaks TLS only, set spring.data.redis.ssl.enabled=true (with"
+					+ " spring.data.redis.ssl.bundle naming a bundle that trusts its certificate)";
+		}
+		return "Redis is unreachable or did not answer (" + root + "). Check that Redis is up and spring.data.redis.*"
+				+ " points at it" + hint + "; set spring.data.redis.timeout to bound how long one Redis call may block";
 	}
 
 	/**

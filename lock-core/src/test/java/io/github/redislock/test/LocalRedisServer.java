@@ -42,8 +42,12 @@ public final class LocalRedisServer extends RedisServer {
 
 	private final String[] arguments;
 
+	/** The certificates when the server speaks TLS only, else {@code null}. */
+	private final TestCertificates tls;
+
 	private LocalRedisServer(Process process, List<String> command, int port, Path directory, String binary,
-			String[] arguments) {
+			String[] arguments, TestCertificates tls) {
+		this.tls = tls;
 		this.process = process;
 		this.command = command;
 		this.port = port;
@@ -76,11 +80,24 @@ public final class LocalRedisServer extends RedisServer {
 	 * Start a server from the given {@code redis-server} program.
 	 */
 	public static LocalRedisServer startProgram(String binary, String... extraArguments) {
+		return startProgram(binary, null, extraArguments);
+	}
+
+	/**
+	 * Start a server that speaks TLS only ({@code --port 0}, {@code --tls-port} a free
+	 * loopback port) with the given certificates; clients are not asked for one. Extra
+	 * {@code redis-server} arguments may follow.
+	 */
+	public static LocalRedisServer startTls(TestCertificates certificates, String... extraArguments) {
+		return startProgram(RedisBinary.path(), certificates, extraArguments);
+	}
+
+	private static LocalRedisServer startProgram(String binary, TestCertificates tls, String... extraArguments) {
 		IOException last = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
 			int port = freePort();
 			try {
-				LocalRedisServer server = tryStart(binary, port, extraArguments);
+				LocalRedisServer server = tryStart(binary, tls, port, extraArguments);
 				if (server != null) {
 					return server;
 				}
@@ -109,7 +126,7 @@ public final class LocalRedisServer extends RedisServer {
 								"sentinel failover-timeout " + masterName + " 5000",
 								"sentinel parallel-syncs " + masterName + " 1", ""));
 				LocalRedisServer server = launch(List.of(RedisBinary.path(), config.toString(), "--sentinel"), port,
-						directory, RedisBinary.path(), new String[0]);
+						directory, RedisBinary.path(), new String[0], null);
 				if (server != null) {
 					return server;
 				}
@@ -121,23 +138,32 @@ public final class LocalRedisServer extends RedisServer {
 		throw new IllegalStateException("Could not start a Redis Sentinel");
 	}
 
-	private static LocalRedisServer tryStart(String binary, int port, String... extraArguments) throws IOException {
+	private static LocalRedisServer tryStart(String binary, TestCertificates tls, int port, String... extraArguments)
+			throws IOException {
 		Path directory = Files.createTempDirectory("redislock-test-redis-");
-		List<String> command = new ArrayList<>(List.of(binary, "--port", Integer.toString(port), "--bind", "127.0.0.1",
-				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()));
+		List<String> command = new ArrayList<>(List.of(binary));
+		if (tls != null) {
+			command.addAll(List.of("--port", "0", "--tls-port", Integer.toString(port)));
+			command.addAll(tls.serverArguments());
+		}
+		else {
+			command.addAll(List.of("--port", Integer.toString(port)));
+		}
+		command.addAll(List.of("--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir",
+				directory.toString()));
 		command.addAll(List.of(extraArguments));
-		return launch(command, port, directory, binary, extraArguments);
+		return launch(command, port, directory, binary, extraArguments, tls);
 	}
 
 	private static LocalRedisServer launch(List<String> command, int port, Path directory, String binary,
-			String[] extraArguments) throws IOException {
-		Process process = startProcess(command, port, directory);
+			String[] extraArguments, TestCertificates tls) throws IOException {
+		Process process = startProcess(command, port, directory, tls);
 		if (process == null) {
 			// Most often the port was taken between our probe and the start.
 			FileSystemUtils.deleteRecursively(directory);
 			return null;
 		}
-		LocalRedisServer server = new LocalRedisServer(process, command, port, directory, binary, extraArguments);
+		LocalRedisServer server = new LocalRedisServer(process, command, port, directory, binary, extraArguments, tls);
 		Runtime.getRuntime().addShutdownHook(new Thread(server::stop));
 		return server;
 	}
@@ -146,7 +172,8 @@ public final class LocalRedisServer extends RedisServer {
 	 * Start the process and wait until it answers PING.
 	 * @return the process, or {@code null} when it died at once (the port not free)
 	 */
-	private static Process startProcess(List<String> command, int port, Path directory) throws IOException {
+	private static Process startProcess(List<String> command, int port, Path directory, TestCertificates tls)
+			throws IOException {
 		Process process = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("redis.log").toFile()))
 			.start();
@@ -155,7 +182,7 @@ public final class LocalRedisServer extends RedisServer {
 			if (!process.isAlive()) {
 				return null;
 			}
-			if (answersPing(port)) {
+			if (answersPing(port, tls)) {
 				return process;
 			}
 			sleepBriefly();
@@ -173,8 +200,7 @@ public final class LocalRedisServer extends RedisServer {
 	 * once it answers PING.
 	 */
 	public synchronized void restartKeepingData() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 1000);
+		try (Socket socket = connect(this.port, this.tls, 1000)) {
 			socket.setSoTimeout(10_000);
 			OutputStream out = socket.getOutputStream();
 			out.write("SHUTDOWN SAVE\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -195,7 +221,7 @@ public final class LocalRedisServer extends RedisServer {
 				throw new IllegalStateException(this + " did not stop after SHUTDOWN SAVE");
 			}
 			for (int attempt = 0; attempt < 100; attempt++) {
-				Process started = startProcess(this.command, this.port, this.directory);
+				Process started = startProcess(this.command, this.port, this.directory, this.tls);
 				if (started != null) {
 					this.process = started;
 					return;
@@ -215,8 +241,11 @@ public final class LocalRedisServer extends RedisServer {
 	}
 
 	static boolean answersPing(int port) {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+		return answersPing(port, null);
+	}
+
+	private static boolean answersPing(int port, TestCertificates tls) {
+		try (Socket socket = connect(port, tls, 200)) {
 			socket.setSoTimeout(1000);
 			OutputStream out = socket.getOutputStream();
 			out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -227,6 +256,30 @@ public final class LocalRedisServer extends RedisServer {
 		}
 		catch (IOException ex) {
 			return false;
+		}
+	}
+
+	/**
+	 * Open a socket to a port on the loopback address, over TLS (handshake done) when
+	 * certificates are given.
+	 */
+	private static Socket connect(int port, TestCertificates tls, int timeoutMillis) throws IOException {
+		Socket socket = new Socket();
+		try {
+			socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+			if (tls == null) {
+				return socket;
+			}
+			socket.setSoTimeout(Math.max(timeoutMillis, 1000));
+			javax.net.ssl.SSLSocket secure = (javax.net.ssl.SSLSocket) tls.sslContext()
+				.getSocketFactory()
+				.createSocket(socket, "127.0.0.1", port, true);
+			secure.startHandshake();
+			return secure;
+		}
+		catch (IOException | RuntimeException ex) {
+			socket.close();
+			throw ex;
 		}
 	}
 
@@ -247,6 +300,66 @@ public final class LocalRedisServer extends RedisServer {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while waiting for redis-server", ex);
 		}
+	}
+
+	/**
+	 * Return the certificates of a server that speaks TLS only, or {@code null}.
+	 */
+	public TestCertificates tls() {
+		return this.tls;
+	}
+
+	/**
+	 * Return the server as a Lettuce URI (TLS with peer verification when it speaks TLS;
+	 * a client then needs {@link TestCertificates#clientOptions()}).
+	 */
+	public io.lettuce.core.RedisURI redisUri() {
+		return io.lettuce.core.RedisURI.builder()
+			.withHost(host())
+			.withPort(this.port)
+			.withSsl(this.tls != null)
+			.build();
+	}
+
+	@Override
+	public String uri() {
+		return ((this.tls != null) ? "rediss://" : "redis://") + host() + ":" + port();
+	}
+
+	/**
+	 * Return a new, started connection factory of its own, over TLS trusting the test CA
+	 * when the server speaks TLS.
+	 */
+	@Override
+	public org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory connectionFactory() {
+		if (this.tls == null) {
+			return super.connectionFactory();
+		}
+		org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration client = org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration
+			.builder()
+			.useSsl()
+			.and()
+			.clientOptions(this.tls.clientOptions())
+			.build();
+		return started(new org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory(
+				new org.springframework.data.redis.connection.RedisStandaloneConfiguration(host(), port()), client));
+	}
+
+	/**
+	 * Return the Spring Boot properties that point an application at this server: over
+	 * TLS ({@code spring.data.redis.ssl.bundle}, a PEM bundle trusting the test CA) when
+	 * it speaks TLS.
+	 */
+	@Override
+	public String[] springProperties() {
+		if (this.tls == null) {
+			return super.springProperties();
+		}
+		List<String> properties = new ArrayList<>(List.of(super.springProperties()));
+		properties.add("spring.data.redis.ssl.enabled=true");
+		properties.add("spring.data.redis.ssl.bundle=" + this.tls.bundleName());
+		properties.addAll(List.of(this.tls.springBundleProperties()));
+		return properties.toArray(String[]::new);
 	}
 
 	@Override
@@ -283,7 +396,7 @@ public final class LocalRedisServer extends RedisServer {
 	public LocalRedisServer restart() {
 		for (int attempt = 0; attempt < 50; attempt++) {
 			try {
-				LocalRedisServer server = tryStart(this.binary, this.port, this.arguments);
+				LocalRedisServer server = tryStart(this.binary, this.tls, this.port, this.arguments);
 				if (server != null) {
 					return server;
 				}
@@ -301,7 +414,7 @@ public final class LocalRedisServer extends RedisServer {
 	 * free port (a replacement for this one).
 	 */
 	public LocalRedisServer startAnother() {
-		return startProgram(this.binary, this.arguments);
+		return startProgram(this.binary, this.tls, this.arguments);
 	}
 
 	/**
@@ -325,8 +438,10 @@ public final class LocalRedisServer extends RedisServer {
 	 */
 	public long killPubSubClients() {
 		io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
-		try (io.lettuce.core.api.StatefulRedisConnection<String, String> connection = client
-			.connect(io.lettuce.core.RedisURI.create(host(), this.port))) {
+		if (this.tls != null) {
+			client.setOptions(this.tls.clientOptions());
+		}
+		try (io.lettuce.core.api.StatefulRedisConnection<String, String> connection = client.connect(redisUri())) {
 			return connection.sync().clientKill(io.lettuce.core.KillArgs.Builder.typePubsub());
 		}
 		finally {

@@ -41,7 +41,14 @@ public abstract class RedisServer implements RedisTarget, AutoCloseable {
 		if (password() != null) {
 			configuration.setPassword(password());
 		}
-		return this.factories.start(new LettuceConnectionFactory(configuration));
+		return started(new LettuceConnectionFactory(configuration));
+	}
+
+	/**
+	 * Start a connection factory and close it with the server.
+	 */
+	protected final LettuceConnectionFactory started(LettuceConnectionFactory factory) {
+		return this.factories.start(factory);
 	}
 
 	/**

@@ -22,6 +22,16 @@ public final class RedisServers implements AutoCloseable {
 	}
 
 	/**
+	 * Start one more independent server that speaks TLS only, with the given
+	 * certificates; extra {@code redis-server} arguments may follow.
+	 */
+	public synchronized LocalRedisServer startTls(TestCertificates certificates, String... extraArguments) {
+		LocalRedisServer server = LocalRedisServer.startTls(certificates, extraArguments);
+		this.servers.add(server);
+		return server;
+	}
+
+	/**
 	 * Restart a killed server on its port; the new one is stopped with the others.
 	 */
 	public synchronized LocalRedisServer restart(LocalRedisServer killed) {
