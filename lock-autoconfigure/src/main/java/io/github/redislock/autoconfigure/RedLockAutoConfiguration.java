@@ -3,20 +3,26 @@ package io.github.redislock.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.redislock.internal.aop.InvalidLockDefinitionException;
 import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.internal.lock.RedLockSettings;
 import io.github.redislock.internal.lock.RedLockTemplate;
 import io.lettuce.core.RedisClient;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.ssl.SslBundle;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
@@ -31,7 +37,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  *
  * @since 0.1.0
  */
-@AutoConfiguration(after = RedisLockAutoConfiguration.class)
+@AutoConfiguration(after = { RedisLockAutoConfiguration.class, SslAutoConfiguration.class })
 @ConditionalOnClass(RedisClient.class)
 @ConditionalOnBooleanProperty(name = "redislock.enabled", matchIfMissing = true)
 @Conditional(RedLockAutoConfiguration.OnRedLockNodes.class)
@@ -40,12 +46,32 @@ public final class RedLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedLockNodeConnections redLockNodeConnections(RedisLockProperties properties) {
+	RedLockNodeConnections redLockNodeConnections(RedisLockProperties properties,
+			ObjectProvider<SslBundles> sslBundles) {
 		Duration nodeTimeout = properties.getRedlock().getNodeTimeout();
 		// A call that outlives its attempt is abandoned; the client timeout only bounds
 		// it.
 		return new RedLockNodeConnections(properties.getRedlock().getNodes(),
-				nodeTimeout.multipliedBy(10).plusSeconds(1));
+				nodeTimeout.multipliedBy(10).plusSeconds(1), sslBundle(properties.getRedlock(), sslBundles));
+	}
+
+	private static @Nullable SslBundle sslBundle(RedisLockProperties.Redlock redlock,
+			ObjectProvider<SslBundles> sslBundles) {
+		String name = redlock.getSslBundle();
+		if (name == null || name.isBlank()) {
+			return null;
+		}
+		SslBundles bundles = sslBundles.getIfAvailable();
+		if (bundles == null) {
+			throw new InvalidLockDefinitionException(
+					"redislock.redlock.ssl-bundle names SSL bundle '" + name
+							+ "' but the application has no SslBundles (Spring Boot's SslAutoConfiguration is off)",
+					"Let Spring Boot's SslAutoConfiguration run and define the bundle under spring.ssl.bundle.*,"
+							+ " or remove redislock.redlock.ssl-bundle");
+		}
+		// An unknown name fails with Spring Boot's own NoSuchSslBundleException, which
+		// names it.
+		return bundles.getBundle(name);
 	}
 
 	@Bean

@@ -8,8 +8,11 @@ import io.github.redislock.internal.aop.InvalidLockDefinitionException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.SslOptions;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.ssl.SslBundle;
 import org.springframework.data.redis.connection.RedisPassword;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -17,7 +20,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 /**
  * One Lettuce connection factory per RedLock node, made from
- * {@code redis://[user:password@]host:port[/database]} URIs ({@code rediss://} for TLS).
+ * {@code redis://[user:password@]host:port[/database]} URIs ({@code rediss://} for TLS,
+ * trusting the SSL bundle named by {@code redislock.redlock.ssl-bundle} when set).
  * Commands to a node that is down are rejected at once rather than queued.
  */
 final class RedLockNodeConnections implements DisposableBean {
@@ -25,9 +29,17 @@ final class RedLockNodeConnections implements DisposableBean {
 	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
 	RedLockNodeConnections(List<String> nodes, Duration commandTimeout) {
+		this(nodes, commandTimeout, null);
+	}
+
+	/**
+	 * Connect to the nodes, the {@code rediss://} ones with the trust store (and key
+	 * store) of {@code sslBundle} when given, else with the JVM's defaults.
+	 */
+	RedLockNodeConnections(List<String> nodes, Duration commandTimeout, @Nullable SslBundle sslBundle) {
 		try {
 			for (String node : nodes) {
-				this.factories.add(start(node, commandTimeout));
+				this.factories.add(start(node, commandTimeout, sslBundle));
 			}
 		}
 		catch (RuntimeException ex) {
@@ -37,7 +49,7 @@ final class RedLockNodeConnections implements DisposableBean {
 		}
 	}
 
-	private static LettuceConnectionFactory start(String node, Duration commandTimeout) {
+	private static LettuceConnectionFactory start(String node, Duration commandTimeout, @Nullable SslBundle sslBundle) {
 		RedisStandaloneConfiguration server = new RedisStandaloneConfiguration();
 		boolean tls;
 		try {
@@ -72,11 +84,14 @@ final class RedLockNodeConnections implements DisposableBean {
 			// Lettuce's message may repeat the URI, password and all: not passed on.
 			throw invalid(node, "not a redis:// or rediss:// URI; write redis://[user:password@]host:port");
 		}
+		ClientOptions.Builder options = ClientOptions.builder()
+			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
+		if (tls && sslBundle != null) {
+			options.sslOptions(sslOptions(sslBundle));
+		}
 		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
 			.commandTimeout(commandTimeout)
-			.clientOptions(ClientOptions.builder()
-				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-				.build());
+			.clientOptions(options.build());
 		if (tls) {
 			client.useSsl();
 		}
@@ -84,6 +99,21 @@ final class RedLockNodeConnections implements DisposableBean {
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	private static SslOptions sslOptions(SslBundle bundle) {
+		SslOptions.Builder ssl = SslOptions.builder()
+			.keyManager(bundle.getManagers().getKeyManagerFactory())
+			.trustManager(bundle.getManagers().getTrustManagerFactory());
+		String[] ciphers = bundle.getOptions().getCiphers();
+		if (ciphers != null) {
+			ssl.cipherSuites(ciphers);
+		}
+		String[] protocols = bundle.getOptions().getEnabledProtocols();
+		if (protocols != null) {
+			ssl.protocols(protocols);
+		}
+		return ssl.build();
 	}
 
 	/**

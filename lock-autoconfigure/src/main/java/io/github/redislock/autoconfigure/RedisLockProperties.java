@@ -423,6 +423,13 @@ public class RedisLockProperties implements InitializingBean {
 		 */
 		private double clockDriftFactor = 0.01;
 
+		/**
+		 * Name of the SSL bundle ('spring.ssl.bundle.*') whose trust store, and key store
+		 * when the nodes ask for a client certificate, the 'rediss://' nodes are reached
+		 * with. Without one they are reached with the JVM's default trust store.
+		 */
+		private @Nullable String sslBundle;
+
 		public List<String> getNodes() {
 			return this.nodes;
 		}
@@ -453,6 +460,14 @@ public class RedisLockProperties implements InitializingBean {
 
 		public void setClockDriftFactor(double clockDriftFactor) {
 			this.clockDriftFactor = clockDriftFactor;
+		}
+
+		public @Nullable String getSslBundle() {
+			return this.sslBundle;
+		}
+
+		public void setSslBundle(@Nullable String sslBundle) {
+			this.sslBundle = sslBundle;
 		}
 
 	}

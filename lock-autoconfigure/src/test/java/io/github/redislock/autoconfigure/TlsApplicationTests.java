@@ -1,6 +1,7 @@
 package io.github.redislock.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -182,6 +183,38 @@ class TlsApplicationTests {
 				.withMessageContaining("Redis is unreachable or did not answer")
 				.withMessageContaining("if the server speaks TLS only, set spring.data.redis.ssl.enabled=true");
 		});
+	}
+
+	/**
+	 * RedLock nodes reached as {@code rediss://} URIs trust the bundle named by
+	 * {@code redislock.redlock.ssl-bundle}: the lock is taken on a majority of them.
+	 */
+	@Test
+	void redLockTakesItsLockOnTlsNodesTrustingTheNamedBundle(RedisServers servers) {
+		List<LocalRedisServer> nodes = List.of(servers.startTls(certificates), servers.startTls(certificates),
+				servers.startTls(certificates));
+		String uris = String.join(",", nodes.stream().map(LocalRedisServer::uri).toList());
+		assertThat(uris).startsWith("rediss://");
+		this.runner.withConfiguration(AutoConfigurations.of(RedLockAutoConfiguration.class))
+			.withPropertyValues("redislock.redlock.nodes=" + uris, "redislock.redlock.ssl-bundle=test-ca",
+					"redislock.redlock.node-timeout=2s")
+			.run((context) -> {
+				RedisLockTemplate redlock = context.getBean("redLockTemplate", RedisLockTemplate.class);
+				String name = "tls-redlock-" + UUID.randomUUID();
+				String key = "redislock:{" + name + "}";
+				long holding = redlock.execute(name, Duration.ofSeconds(5), null,
+						() -> nodes.stream().filter((node) -> node.template().hasKey(key)).count());
+				assertThat(holding).as("nodes holding the lock").isGreaterThanOrEqualTo(2);
+				assertThat(nodes.stream().filter((node) -> node.template().hasKey(key)).count()).as("released")
+					.isZero();
+			});
+	}
+
+	@Test
+	void redLockSslBundleThatDoesNotExistFailsTheStartNamingIt() {
+		this.runner.withConfiguration(AutoConfigurations.of(RedLockAutoConfiguration.class))
+			.withPropertyValues("redislock.redlock.nodes=rediss://127.0.0.1:1", "redislock.redlock.ssl-bundle=missing")
+			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("'missing'"));
 	}
 
 	static class Tasks {
