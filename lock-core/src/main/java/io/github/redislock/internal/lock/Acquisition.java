@@ -159,6 +159,23 @@ final class Acquisition {
 	}
 
 	/**
+	 * Whether Redis refused a command, key or channel to the application's ACL user
+	 * ({@code NOPERM}).
+	 */
+	static boolean refusedByAcl(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && message.startsWith("NOPERM")) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Redis could not be reached (a failover, say): a waiting caller keeps trying within
 	 * its wait time; the last failure is reported as it is.
 	 */
@@ -167,7 +184,8 @@ final class Acquisition {
 			throw ex;
 		}
 		long left = remainingNanos();
-		if (left <= 0) {
+		if (left <= 0 || refusedByAcl(ex)) {
+			// An ACL refusal stays until an operator changes the user: no use waiting.
 			throw this.lock.unreachable(this.owner, this.waitNanos, ex);
 		}
 		try {
