@@ -148,7 +148,12 @@ class AclUserApplicationTests {
 				throw new AssertionError("ACL LOG: " + this.admin.sync().aclLog(), ex);
 			}
 		});
-		assertThat(this.admin.sync().aclLog()).as("commands, keys or channels Redis refused").isEmpty();
+		// Lettuce's CLIENT SETINFO on connect (Redis 7.2+, Valkey) is refused and
+		// ignored;
+		// Redis 7.0 has no such subcommand to grant.
+		assertThat(this.admin.sync().aclLog()).as("commands, keys or channels Redis refused")
+			.filteredOn((entry) -> !"client|setinfo".equals(entry.get("object")))
+			.isEmpty();
 	}
 
 	private void wholeCycle(org.springframework.context.ApplicationContext context) throws Exception {
