@@ -134,10 +134,12 @@ class ReleaseChannelTests {
 		// One of them gets it, releases it, and wakes the other directly.
 		assertThat(first.get(WAKE_UP_BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 		assertThat(second.get(WAKE_UP_BOUND.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
-		// The holder's release, and the release by the first of them, which saw the other
-		// waiting (its own message comes back to it, and wakes nobody new).
-		assertThat(waiters.signals().receivedCount()).isEqualTo(2);
 		await().atMost(WAKE_UP_BOUND).until(() -> subscribers(this.x) == 0);
+		// The holder's release, received once for both waiters; and the release by the
+		// first of them, which saw the other waiting, unless the other, woken in this
+		// instance at once, had left the channel before that message came back (it wakes
+		// nobody new either way).
+		assertThat(waiters.signals().receivedCount()).isBetween(1L, 2L);
 	}
 
 	/** A waiter that holds the lock for a moment once it has it, then lets it go. */
