@@ -134,7 +134,7 @@ public @interface QueuedTask {
 	 * it; a payload of an earlier version that this method cannot read even after the
 	 * application's {@link io.github.redislock.queue.TaskPayloadMigration
 	 * TaskPayloadMigration}s goes to the dead letters at once (reason
-	 * {@code payload-mismatch}). See "Evolving a task" in the README.
+	 * {@code payload-mismatch}). See "Evolving a task" in {@code docs/queue.md}.
 	 * @return the version, 1 or more
 	 * @since 0.1.0
 	 */

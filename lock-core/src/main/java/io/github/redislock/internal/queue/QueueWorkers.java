@@ -514,7 +514,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 						+ ((mismatch != null) ? task.attempt() + " time(s) because its payload (version "
 								+ TaskVersion.parse(task.version()).version() + ") does not fit "
 								+ handler.method().toGenericString() + " (version " + handler.version().version()
-								+ ") (payload-mismatch: see 'Evolving a task' in the README)"
+								+ ") (payload-mismatch: see 'Evolving a task' in docs/queue.md)"
 								: noRetry ? "with an error it is never retried for (noRetryFor)"
 										: task.attempt() + " times")
 						+ "; moved to the dead letters", Printable.failure(failure));
