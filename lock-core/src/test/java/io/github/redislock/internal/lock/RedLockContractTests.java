@@ -34,7 +34,8 @@ class RedLockContractTests extends LockContractTests {
 	 * A short retry pause, so that waiting and the history stay quick; a generous node
 	 * time-out (nothing here freezes a node), so that a first call on a busy machine (the
 	 * Cluster's topology, the scripts loaded) does not count as a node that failed: with
-	 * 200 ms a zero-wait acquisition on a free lock came back empty now and then under load.
+	 * 200 ms a zero-wait acquisition on a free lock came back empty now and then under
+	 * load.
 	 */
 	private static final RedLockSettings SETTINGS = new RedLockSettings(Duration.ofSeconds(2), Duration.ofMillis(20),
 			0.01);
