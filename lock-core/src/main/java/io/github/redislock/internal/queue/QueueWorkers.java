@@ -225,6 +225,39 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		return new ArrayList<>(this.handlers.keySet());
 	}
 
+	/**
+	 * Run the due tasks of a queue on the calling thread, one at a time, until none is
+	 * due or {@code max} have run; for tests, which then need no worker threads
+	 * ({@code redislock.queue.workers=0}). Each run is claimed, settled, retried and
+	 * dead-lettered as a worker's run is, but its claim is not renewed: a run longer than
+	 * the visibility timeout may be claimed again elsewhere. A retry waits for its
+	 * backoff like any other delayed task.
+	 * @param queueName the queue, which a {@code @QueuedTask} method of this application
+	 * handles
+	 * @param max the most runs
+	 * @return how many tasks ran
+	 */
+	public int runDueTasks(String queueName, int max) {
+		Handler handler = this.handlers.get(queueName);
+		Assert.state(handler != null,
+				() -> "No @QueuedTask method of this application handles queue '" + Printable.of(queueName)
+						+ "'; the queues it handles are " + new java.util.TreeSet<>(this.handlers.keySet()));
+		int runs = 0;
+		while (runs < max) {
+			long sent = System.nanoTime();
+			RedisTaskQueue.Claimed claimed = this.queue.claim(queueName, 1, this.instanceId + ":caller",
+					handler.settings());
+			if (claimed.tasks().isEmpty()) {
+				return runs;
+			}
+			for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
+				run(handler, new TaskRun(task, sent));
+				runs++;
+			}
+		}
+		return runs;
+	}
+
 	@Override
 	public void start() {
 		this.running = true;

@@ -1,0 +1,149 @@
+package io.github.redislock.test.support;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.FileSystemUtils;
+
+/**
+ * A {@code redis-server} process on a free loopback port, without persistence, stopped
+ * through its process handle (and at the latest when the JVM exits).
+ */
+final class LocalRedisProcess implements RedisProcess {
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(20);
+
+	private static final int ATTEMPTS = 5;
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path directory;
+
+	private LocalRedisProcess(Process process, int port, Path directory) {
+		this.process = process;
+		this.port = port;
+		this.directory = directory;
+	}
+
+	static LocalRedisProcess start(String program) {
+		@Nullable IOException last = null;
+		for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+			try {
+				LocalRedisProcess started = tryStart(program, freePort());
+				if (started != null) {
+					return started;
+				}
+			}
+			catch (IOException ex) {
+				last = ex;
+			}
+		}
+		throw new IllegalStateException(
+				"Could not start " + program + " on a free loopback port (" + ATTEMPTS
+						+ " attempts): install redis-server or set REDIS_SERVER to the path of one that runs here",
+				last);
+	}
+
+	/**
+	 * Start the program on the port and wait until it answers; {@code null} when it exits
+	 * at once (most often: the port was taken between the probe and the start).
+	 */
+	private static @Nullable LocalRedisProcess tryStart(String program, int port) throws IOException {
+		Path directory = Files.createTempDirectory("redislock-test-redis-");
+		Process process = new ProcessBuilder(List.of(program, "--port", Integer.toString(port), "--bind", "127.0.0.1",
+				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()))
+			.redirectErrorStream(true)
+			.redirectOutput(directory.resolve("redis.log").toFile())
+			.start();
+		LocalRedisProcess server = new LocalRedisProcess(process, port, directory);
+		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!process.isAlive()) {
+				FileSystemUtils.deleteRecursively(directory);
+				return null;
+			}
+			if (accepts(port)) {
+				Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "redislock-test-redis-exit"));
+				return server;
+			}
+			pause();
+		}
+		server.stop();
+		throw new IOException(program + " did not accept connections on port " + port + " within " + START_TIMEOUT);
+	}
+
+	private static boolean accepts(int port) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not find a free loopback port", ex);
+		}
+	}
+
+	private static void pause() {
+		try {
+			Thread.sleep(10);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while waiting for redis-server to start", ex);
+		}
+	}
+
+	@Override
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	@Override
+	public int port() {
+		return this.port;
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.process.isAlive()) {
+			this.process.destroy();
+			try {
+				if (!this.process.waitFor(5, TimeUnit.SECONDS)) {
+					this.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+				}
+			}
+			catch (InterruptedException ex) {
+				this.process.destroyForcibly();
+				Thread.currentThread().interrupt();
+			}
+		}
+		FileSystemUtils.deleteRecursively(this.directory.toFile());
+	}
+
+	@Override
+	public String toString() {
+		return "redis-server pid " + this.process.pid() + " on 127.0.0.1:" + this.port;
+	}
+
+}

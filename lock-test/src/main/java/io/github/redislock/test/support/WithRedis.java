@@ -1,0 +1,41 @@
+package io.github.redislock.test.support;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Gives a test class a real Redis: the JVM's {@linkplain TestRedis#shared() shared test
+ * Redis}, started on first use and stopped when the JVM exits, emptied ({@code FLUSHALL})
+ * before each test class that carries this annotation.
+ * <p>
+ * In a Spring test ({@code @SpringBootTest} and the slices) the application connects to
+ * it: a {@code DataRedisConnectionDetails} bean takes precedence over whatever
+ * {@code spring.data.redis.*} says (URL, password, Sentinel or Cluster included), and
+ * {@code spring.data.redis.host} and {@code spring.data.redis.port} name it for code that
+ * reads them. A {@link TaskQueueTestSupport} bean is added. Test methods and lifecycle
+ * methods may take a {@link TestRedis} parameter, also outside Spring.
+ *
+ * @since 0.1.0
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(WithRedisExtension.class)
+public @interface WithRedis {
+
+	/**
+	 * Whether to empty the Redis ({@code FLUSHALL}) before the annotated class's tests
+	 * run. Spring contexts cached from earlier classes keep running against the same
+	 * Redis: their locks and queued tasks go too.
+	 * @return whether to flush before the class
+	 */
+	boolean flushBeforeClass() default true;
+
+}
