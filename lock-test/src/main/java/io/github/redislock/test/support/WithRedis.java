@@ -20,6 +20,11 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code spring.data.redis.host} and {@code spring.data.redis.port} name it for code that
  * reads them. A {@link TaskQueueTestSupport} bean is added. Test methods and lifecycle
  * methods may take a {@link TestRedis} parameter, also outside Spring.
+ * <p>
+ * Spring caches test contexts: one started for an earlier class keeps running, its queue
+ * workers and scheduled jobs included, on the same Redis. Give a context whose queue
+ * workers must not take another context's tasks its own {@code redislock.key-prefix}, or
+ * close it after its class ({@code @DirtiesContext}).
  *
  * @since 0.1.0
  */

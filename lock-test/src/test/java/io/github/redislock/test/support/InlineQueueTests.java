@@ -14,10 +14,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 /**
  * Queued tasks run on the test's thread when the test says so, with the locks on: no
  * worker threads ({@code redislock.queue.workers=0}) and
- * {@link TaskQueueTestSupport#runQueuedTasks(String)}.
+ * {@link TaskQueueTestSupport#runQueuedTasks(String)}. Its own key prefix keeps the
+ * workers of the other classes' cached contexts, on the same Redis, off its queues.
  */
 @WithRedis
-@SpringBootTest(classes = KitTestApplication.class, properties = "redislock.queue.workers=0")
+@SpringBootTest(classes = KitTestApplication.class,
+		properties = { "redislock.queue.workers=0", "redislock.key-prefix=inline-tests:" })
 class InlineQueueTests {
 
 	@Autowired
