@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -19,7 +20,9 @@ import org.springframework.core.env.Environment;
 /**
  * Starts an embedded Redis for the demo when nothing answers at the configured local
  * Redis address, so that the sample runs on a machine with only a JDK. Only the sample
- * does this: the starter always uses the Redis the application configures.
+ * does this: the starter always uses the Redis the application configures. Either way,
+ * one INFO line at start says which Redis the sample uses ({@code Redis for this sample:
+ * host:port ...}) and whether it is an embedded one.
  * <p>
  * Off with {@code sample.embedded-redis=false}; never for a remote host or a
  * {@code spring.data.redis.url}.
@@ -45,11 +48,19 @@ class EmbeddedRedisFallback implements ApplicationListener<ApplicationEvent> {
 	}
 
 	private void startIfNeeded(Environment environment) {
+		String url = environment.getProperty("spring.data.redis.url");
+		if (url != null && !url.isBlank()) {
+			URI uri = URI.create(url);
+			logger.info("Redis for this sample: " + uri.getHost() + ":" + ((uri.getPort() != -1) ? uri.getPort() : 6379)
+					+ " (spring.data.redis.url), not embedded");
+			return;
+		}
 		String host = environment.getProperty("spring.data.redis.host", "localhost");
 		int port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
 		boolean wanted = environment.getProperty("sample.embedded-redis", Boolean.class, true);
 		boolean local = host.equals("localhost") || host.startsWith("127.");
-		if (!wanted || !local || environment.containsProperty("spring.data.redis.url") || answers(host, port)) {
+		if (!wanted || !local || answers(host, port)) {
+			logger.info("Redis for this sample: " + host + ":" + port + " (spring.data.redis.*), not embedded");
 			return;
 		}
 		try {
@@ -62,9 +73,9 @@ class EmbeddedRedisFallback implements ApplicationListener<ApplicationEvent> {
 							+ " and the embedded Redis could not start; start a Redis there or set spring.data.redis.*",
 					ex);
 		}
-		logger.warn("No Redis answered at " + host + ":" + port + ": started an EMBEDDED Redis on 127.0.0.1:" + port
-				+ " for this demo. It keeps nothing and stops with the application; point spring.data.redis.* at a"
-				+ " real Redis for anything else.");
+		logger.info("Redis for this sample: 127.0.0.1:" + port + ", EMBEDDED: nothing answered at " + host + ":" + port
+				+ ", so the sample started one; it keeps nothing and stops with the application (point"
+				+ " spring.data.redis.* at a real Redis for anything else)");
 	}
 
 	private static boolean answers(String host, int port) {
