@@ -22,27 +22,31 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.queue.TaskQueue;
-import io.github.redislock.test.RedisExtension;
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.support.TaskQueueTestSupport;
+import io.github.redislock.test.support.TestRedis;
+import io.github.redislock.test.support.WithRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The sample application end to end: two instances against one real Redis and one
  * database.
  */
-@ExtendWith(RedisExtension.class)
+@WithRedis
+@ExtendWith(OutputCaptureExtension.class)
 class SampleApplicationTests {
 
-	private ConfigurableApplicationContext instance(RedisServer redis, String database) {
-		List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
+	private ConfigurableApplicationContext instance(TestRedis redis, String database) {
+		List<String> properties = new ArrayList<>(Arrays.asList(properties(redis)));
 		properties.add("spring.datasource.url=jdbc:h2:mem:" + database + ";DB_CLOSE_DELAY=-1");
 		properties.add("sample.lottery.cron=-");
 		properties.add("sample.checkout.max-concurrent=4");
@@ -51,14 +55,14 @@ class SampleApplicationTests {
 	}
 
 	@Test
-	void flashSaleOnTwoInstancesNeverOversellsRunsAtMostFourCheckoutsAtOnceAndFulfilsEveryOrderOnce(RedisServer redis)
+	void flashSaleOnTwoInstancesNeverOversellsRunsAtMostFourCheckoutsAtOnceAndFulfilsEveryOrderOnce(TestRedis redis)
 			throws Exception {
 		String database = "sale-" + UUID.randomUUID();
 		try (ConfigurableApplicationContext first = instance(redis, database);
 				ConfigurableApplicationContext second = instance(redis, database)) {
 			String item = "lamp-" + UUID.randomUUID();
 			first.getBean(FlashSale.class).start(item, 100);
-			redis.template().delete(Checkout.PEAK);
+			first.getBean(StringRedisTemplate.class).delete(Checkout.PEAK);
 			List<Checkout> instances = List.of(first.getBean(Checkout.class), second.getBean(Checkout.class));
 			ExecutorService buyers = Executors.newFixedThreadPool(16);
 			try {
@@ -81,13 +85,14 @@ class SampleApplicationTests {
 			assertThat(first.getBean(Checkout.class).peakConcurrent()).as("checkouts at once, both instances")
 				.isBetween(2L, 4L);
 			Fulfilment fulfilment = first.getBean(Fulfilment.class);
-			await().atMost(Duration.ofMinutes(1)).until(() -> fulfilment.fulfilled(item) == 100);
+			new TaskQueueTestSupport(first).awaitDrained("fulfilment", Duration.ofMinutes(1));
+			assertThat(fulfilment.fulfilled(item)).isEqualTo(100);
 			assertThat(fulfilment.duplicates(item)).isZero();
 		}
 	}
 
 	@Test
-	void lotteryRunOnEveryInstanceIsDrawnOnce(RedisServer redis) throws Exception {
+	void lotteryRunOnEveryInstanceIsDrawnOnce(TestRedis redis) throws Exception {
 		String database = "lottery-" + UUID.randomUUID();
 		try (ConfigurableApplicationContext first = instance(redis, database);
 				ConfigurableApplicationContext second = instance(redis, database)) {
@@ -113,8 +118,8 @@ class SampleApplicationTests {
 	}
 
 	@Test
-	void demoOverTwoHttpInstancesSellsExactlyTheStockAndDrawsTheLotteryOnce(RedisServer redis) throws Exception {
-		Demo.Result result = Demo.run(arguments(redis.springProperties()));
+	void demoOverTwoHttpInstancesSellsExactlyTheStockAndDrawsTheLotteryOnce(TestRedis redis) throws Exception {
+		Demo.Result result = Demo.run(arguments(properties(redis)));
 		assertThat(result.sold()).isEqualTo(Demo.ITEMS);
 		assertThat(result.oversold()).isZero();
 		assertThat(result.fulfilled()).isEqualTo(Demo.ITEMS);
@@ -140,8 +145,8 @@ class SampleApplicationTests {
 		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
-	private ConfigurableApplicationContext webInstance(RedisServer redis, String... more) {
-		List<String> properties = new ArrayList<>(Arrays.asList(redis.springProperties()));
+	private ConfigurableApplicationContext webInstance(TestRedis redis, String... more) {
+		List<String> properties = new ArrayList<>(Arrays.asList(properties(redis)));
 		properties.add("spring.datasource.url=jdbc:h2:mem:web-" + UUID.randomUUID());
 		properties.add("sample.lottery.cron=-");
 		properties.add("sample.checkout.max-concurrent=4");
@@ -157,7 +162,7 @@ class SampleApplicationTests {
 	 * endpoint's access is opened.
 	 */
 	@Test
-	void redislockEndpointLetsViewersReadAndOnlyOperatorsActOnceItsAccessIsOpened(RedisServer redis) throws Exception {
+	void redislockEndpointLetsViewersReadAndOnlyOperatorsActOnceItsAccessIsOpened(TestRedis redis) throws Exception {
 		for (boolean opened : new boolean[] { false, true }) {
 			ExecutorService holder = Executors.newSingleThreadExecutor();
 			try (ConfigurableApplicationContext app = webInstance(redis,
@@ -262,7 +267,7 @@ class SampleApplicationTests {
 	private static final String PAUSE = "{\"action\":\"pause\",\"queue\":\"fulfilment\"}";
 
 	@Test
-	void dashboardActionsNeedTheCsrfTokenHoweverTheirPathIsSpelled(RedisServer redis) throws Exception {
+	void dashboardActionsNeedTheCsrfTokenHoweverTheirPathIsSpelled(TestRedis redis) throws Exception {
 		for (String contextPath : List.of("", "/shop")) {
 			try (ConfigurableApplicationContext app = webInstance(redis,
 					"server.servlet.context-path=" + contextPath)) {
@@ -330,7 +335,18 @@ class SampleApplicationTests {
 	}
 
 	@Test
-	void startsAnEmbeddedRedisWhenNoneAnswersAndStopsItAfterwards() throws Exception {
+	void saysAtStartWhichRedisItUses(TestRedis redis, CapturedOutput output) {
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
+			.web(WebApplicationType.NONE)
+			.listeners(new EmbeddedRedisFallback())
+			.run(arguments(properties(redis)))) {
+			assertThat(output).contains("Redis for this sample: " + redis.host() + ":" + redis.port()
+					+ " (spring.data.redis.*), not embedded");
+		}
+	}
+
+	@Test
+	void startsAnEmbeddedRedisWhenNoneAnswersAndStopsItAfterwards(CapturedOutput output) throws Exception {
 		int port = freePort();
 		SpringApplicationBuilder builder = new SpringApplicationBuilder(SampleApplication.class)
 			.web(WebApplicationType.NONE)
@@ -339,6 +355,7 @@ class SampleApplicationTests {
 			.run(arguments("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
 					"sample.lottery.cron=-", "spring.datasource.url=jdbc:h2:mem:embedded-" + UUID.randomUUID()))) {
 			assertThat(answers(port)).isTrue();
+			assertThat(output).contains("Redis for this sample: 127.0.0.1:" + port + ", EMBEDDED: nothing answered at");
 			FlashSale sale = context.getBean(FlashSale.class);
 			sale.start("mug", 1);
 			assertThat(sale.buy("mug", "me")).isNotNull();
@@ -353,6 +370,14 @@ class SampleApplicationTests {
 	 */
 	private static String[] arguments(String... properties) {
 		return Arrays.stream(properties).map((property) -> "--" + property).toArray(String[]::new);
+	}
+
+	private static String[] properties(TestRedis redis) {
+		return redis.springProperties()
+			.entrySet()
+			.stream()
+			.map((property) -> property.getKey() + "=" + property.getValue())
+			.toArray(String[]::new);
 	}
 
 	private static int freePort() throws IOException {
