@@ -52,7 +52,7 @@ class EmbeddedRedisFallback implements ApplicationListener<ApplicationEvent> {
 		if (url != null && !url.isBlank()) {
 			URI uri = URI.create(url);
 			logger.info("Redis for this sample: " + uri.getHost() + ":" + ((uri.getPort() != -1) ? uri.getPort() : 6379)
-					+ " (spring.data.redis.url), not embedded");
+					+ " (spring.data.redis.url); no embedded Redis started");
 			return;
 		}
 		String host = environment.getProperty("spring.data.redis.host", "localhost");
@@ -60,7 +60,8 @@ class EmbeddedRedisFallback implements ApplicationListener<ApplicationEvent> {
 		boolean wanted = environment.getProperty("sample.embedded-redis", Boolean.class, true);
 		boolean local = host.equals("localhost") || host.startsWith("127.");
 		if (!wanted || !local || answers(host, port)) {
-			logger.info("Redis for this sample: " + host + ":" + port + " (spring.data.redis.*), not embedded");
+			logger.info("Redis for this sample: " + host + ":" + port
+					+ " (spring.data.redis.*); no embedded Redis started");
 			return;
 		}
 		try {

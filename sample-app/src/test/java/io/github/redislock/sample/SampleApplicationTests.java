@@ -341,7 +341,7 @@ class SampleApplicationTests {
 			.listeners(new EmbeddedRedisFallback())
 			.run(arguments(properties(redis)))) {
 			assertThat(output).contains("Redis for this sample: " + redis.host() + ":" + redis.port()
-					+ " (spring.data.redis.*), not embedded");
+					+ " (spring.data.redis.*); no embedded Redis started");
 		}
 	}
 
