@@ -17,14 +17,13 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.TaskQueue;
-import io.github.redislock.test.RedisExtension;
-import io.github.redislock.test.RedisServer;
+import io.github.redislock.test.support.TestRedis;
+import io.github.redislock.test.support.WithRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.openqa.selenium.By;
@@ -51,7 +50,7 @@ import static org.awaitility.Awaitility.await;
  * with a message when neither is installed and {@code CI} is unset; {@code .ci/run}
  * installs both. A failing test leaves a screenshot under {@code target/selenium/}.
  */
-@ExtendWith(RedisExtension.class)
+@WithRedis
 class DashboardBrowserTests {
 
 	private static final Path CHROMIUM = Path.of(System.getProperty("chromium.binary", "/usr/bin/chromium"));
@@ -71,7 +70,7 @@ class DashboardBrowserTests {
 	final AfterTestExecutionCallback screenshotOnFailure = this::screenshotOnFailure;
 
 	@BeforeEach
-	void start(RedisServer redis) {
+	void start(TestRedis redis) {
 		boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
 		if (!installed && System.getenv("CI") == null) {
 			Assumptions.abort("Browser tests skipped: no " + CHROMIUM + " and " + CHROMEDRIVER
@@ -81,11 +80,9 @@ class DashboardBrowserTests {
 			.isTrue();
 		// Each test starts from an empty Redis: queues, dead letters and pause states of
 		// earlier tests are gone.
-		redis.template().execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> {
-			connection.serverCommands().flushDb();
-			return null;
-		});
-		List<String> properties = new java.util.ArrayList<>(List.of(redis.springProperties()));
+		redis.flushAll();
+		List<String> properties = new java.util.ArrayList<>();
+		redis.springProperties().forEach((name, value) -> properties.add(name + "=" + value));
 		properties.add("spring.datasource.url=jdbc:h2:mem:dashboard-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		properties.add("sample.lottery.cron=-");
 		properties.add("server.port=0");
