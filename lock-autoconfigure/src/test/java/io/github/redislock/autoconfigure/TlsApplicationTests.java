@@ -87,7 +87,7 @@ class TlsApplicationTests {
 
 	/**
 	 * The reverse mistake: a plain-text server takes the TLS client hello for the start
-	 * of a command and never answers; the caller is told TLS is likely on one side only.
+	 * of a command and never answers; the caller is told TLS may be on one side only.
 	 */
 	@Test
 	void tlsConnectionToAPlainTextPortFailsNamingTheHandshake(RedisServers servers) {
@@ -98,7 +98,7 @@ class TlsApplicationTests {
 				assertThatExceptionOfType(LockAcquisitionException.class)
 					.isThrownBy(() -> locks.execute("tls-to-plain", Duration.ZERO, null, () -> "ran"))
 					.withMessageContaining("Redis is unreachable or did not answer")
-					.withMessageContaining("TLS on one side only: spring.data.redis.ssl.enabled must match");
+					.withMessageContaining("TLS is on one side only (spring.data.redis.ssl.enabled must match");
 			});
 	}
 

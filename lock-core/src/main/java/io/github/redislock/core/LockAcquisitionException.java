@@ -58,11 +58,15 @@ public class LockAcquisitionException extends LockException {
 					+ " certificate and that the server speaks TLS on that port";
 		}
 		else if (message.contains("Connection initialization timed out")) {
-			hint = "; a connection that opens but never completes its handshake is most often TLS on one side"
-					+ " only: spring.data.redis.ssl.enabled must match whether that port speaks TLS";
+			// A frozen or overloaded server, or a proxy that accepts without passing on,
+			// looks just the same as a TLS mismatch: neither is named as the likelier.
+			hint = "; the connection opened but its handshake got no answer: Redis is frozen or overloaded, something"
+					+ " in between accepts connections without passing them on, or TLS is on one side only"
+					+ " (spring.data.redis.ssl.enabled must match whether that port speaks TLS)";
 		}
 		else if (message.contains("Connection reset") || message.contains("closed prematurely")) {
-			hint = "; if the server speaks TLS only, set spring.data.redis.ssl.enabled=true (with"
+			hint = "; the connection was closed as it opened (Redis restarting, or a proxy in between with no server"
+					+ " behind it); if the server speaks TLS only, set spring.data.redis.ssl.enabled=true (with"
 					+ " spring.data.redis.ssl.bundle naming a bundle that trusts its certificate)";
 		}
 		return "Redis is unreachable or did not answer (" + root + "). Check that Redis is up and spring.data.redis.*"
