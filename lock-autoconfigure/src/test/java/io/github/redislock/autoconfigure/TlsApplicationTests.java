@@ -211,6 +211,31 @@ class TlsApplicationTests {
 	}
 
 	@Test
+	void redLockWhoseBundleDoesNotTrustTheNodesSaysTheNodesFailedTheirHandshake(RedisServers servers) {
+		List<LocalRedisServer> nodes = List.of(servers.startTls(certificates), servers.startTls(certificates),
+				servers.startTls(certificates));
+		String uris = String.join(",", nodes.stream().map(LocalRedisServer::uri).toList());
+		try (TestCertificates otherCa = TestCertificates.create()) {
+			this.runner.withConfiguration(AutoConfigurations.of(RedLockAutoConfiguration.class))
+				.withPropertyValues("redislock.redlock.nodes=" + uris, "redislock.redlock.ssl-bundle=other-ca",
+						"redislock.redlock.node-timeout=2s",
+						"spring.ssl.bundle.pem.other-ca.truststore.certificate=file:"
+								+ otherCa.caCertificate().toAbsolutePath())
+				.run((context) -> {
+					RedisLockTemplate redlock = context.getBean("redLockTemplate", RedisLockTemplate.class);
+					// Not contention: every node failed its handshake, and the error says
+					// so.
+					assertThatExceptionOfType(LockAcquisitionException.class)
+						.isThrownBy(() -> redlock.execute("tls-untrusted-" + UUID.randomUUID(), Duration.ofMillis(500),
+								null, () -> "never"))
+						.withMessageContaining("3 of them did not answer")
+						.withMessageContaining("redislock.redlock.ssl-bundle")
+						.withStackTraceContaining("SSLHandshakeException");
+				});
+		}
+	}
+
+	@Test
 	void redLockSslBundleThatDoesNotExistFailsTheStartNamingIt() {
 		this.runner.withConfiguration(AutoConfigurations.of(RedLockAutoConfiguration.class))
 			.withPropertyValues("redislock.redlock.nodes=rediss://127.0.0.1:1", "redislock.redlock.ssl-bundle=missing")

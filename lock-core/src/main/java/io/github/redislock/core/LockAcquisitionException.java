@@ -3,6 +3,7 @@ package io.github.redislock.core;
 import java.time.Duration;
 
 import io.github.redislock.support.Printable;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
 
@@ -26,8 +27,23 @@ public class LockAcquisitionException extends LockException {
 	 * @param reason why, e.g. "another owner holds it"
 	 */
 	public LockAcquisitionException(String lockName, Duration waitTime, String reason) {
-		super(lockName, "Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime + ": " + reason
-				+ ". Raise the wait time, or handle this case with onFailure = SKIP or a fallback method");
+		this(lockName, waitTime, reason, null);
+	}
+
+	/**
+	 * Create an exception that says why the lock was not acquired, with the failure
+	 * behind it (a RedLock whose nodes did not answer, say).
+	 * @param lockName the lock
+	 * @param waitTime how long the caller waited
+	 * @param reason why
+	 * @param cause what failed, or {@code null}
+	 * @since 0.1.0
+	 */
+	public LockAcquisitionException(String lockName, Duration waitTime, String reason, @Nullable Throwable cause) {
+		super(lockName,
+				"Failed to acquire lock '" + Printable.of(lockName) + "' within " + waitTime + ": " + reason
+						+ ". Raise the wait time, or handle this case with onFailure = SKIP or a fallback method",
+				cause);
 		this.waitTime = waitTime;
 	}
 

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +18,8 @@ import io.github.redislock.support.Printable;
 import org.jspecify.annotations.Nullable;
 import io.github.redislock.support.CurrentLocks;
 
+import org.springframework.core.NestedExceptionUtils;
+
 /**
  * Exclusive {@link io.github.redislock.core.RedisLock RedisLock} taken with the RedLock
  * algorithm; see {@link RedLockTemplate}. Waiting is by retrying after a random delay
@@ -26,7 +30,9 @@ final class RedLock extends ThreadOwnedLock {
 	/**
 	 * How many nodes granted the calling thread's last failed attempt, for the message.
 	 */
-	private static final ThreadLocal<int[]> LAST_GRANTED = ThreadLocal.withInitial(() -> new int[1]);
+	/** What this thread's last failed attempt got from the nodes (for its exception). */
+	private static final ThreadLocal<AttemptOutcome> LAST_ATTEMPT = ThreadLocal
+		.withInitial(() -> new AttemptOutcome(0, 0, null));
 
 	private final RedLockTemplate template;
 
@@ -96,7 +102,7 @@ final class RedLock extends ThreadOwnedLock {
 			// each after the attempt has run on that node (however late), so that it
 			// can never run before it and leave a stray grant behind.
 			this.template.afterEach(attempts, (node) -> node.release(this.key, owner, 0, "", 0));
-			LAST_GRANTED.get()[0] = (int) granted;
+			LAST_ATTEMPT.set(AttemptOutcome.of(granted, attempts));
 			long remaining = (waitNanos < 0) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 			if (remaining <= 0) {
 				AbstractRedisLock.timedOut(observer, metricName, LockKind.EXCLUSIVE,
@@ -194,8 +200,60 @@ final class RedLock extends ThreadOwnedLock {
 
 	@Override
 	public LockAcquisitionException acquisitionFailure(Duration waitTime) {
-		return new LockAcquisitionException(this.name, waitTime, "only " + LAST_GRANTED.get()[0] + " of "
-				+ this.template.getNodeCount() + " RedLock nodes granted it, " + this.template.getQuorum() + " needed");
+		AttemptOutcome last = LAST_ATTEMPT.get();
+		String reason = "only " + last.granted() + " of " + this.template.getNodeCount() + " RedLock nodes granted it, "
+				+ this.template.getQuorum() + " needed";
+		Throwable failure = last.failure();
+		if (last.unanswered() > 0) {
+			// Unreachable nodes are no contention: say so, with what the last one failed
+			// with (a TLS handshake a bundle's CA did not trust fails every call alike).
+			reason += "; " + last.unanswered() + " of them did not answer within the node timeout of "
+					+ this.template.redlock().nodeTimeout().toMillis() + " ms"
+					+ ((failure != null) ? " (" + NestedExceptionUtils.getMostSpecificCause(failure) + ")" : "")
+					+ ". Check that the nodes of redislock.redlock.nodes are up and reachable"
+					+ ((failure != null && handshakeFailed(failure))
+							? "; the TLS handshake failed: redislock.redlock.ssl-bundle must name a bundle"
+									+ " that trusts the nodes' certificates"
+							: "");
+		}
+		return new LockAcquisitionException(this.name, waitTime, reason, failure);
+	}
+
+	private static boolean handshakeFailed(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof javax.net.ssl.SSLException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * What an attempt got: how many nodes granted it, how many failed or did not answer
+	 * in time, and the failure of the last node that failed.
+	 */
+	private record AttemptOutcome(long granted, int unanswered, @Nullable Throwable failure) {
+
+		static AttemptOutcome of(long granted, List<CompletableFuture<Long>> attempts) {
+			int unanswered = 0;
+			Throwable failure = null;
+			for (CompletableFuture<Long> attempt : attempts) {
+				if (!attempt.isDone()) {
+					unanswered++;
+				}
+				else if (attempt.isCompletedExceptionally()) {
+					unanswered++;
+					try {
+						attempt.join();
+					}
+					catch (CompletionException | CancellationException ex) {
+						failure = (ex.getCause() != null) ? ex.getCause() : ex;
+					}
+				}
+			}
+			return new AttemptOutcome(granted, unanswered, failure);
+		}
+
 	}
 
 	/**
