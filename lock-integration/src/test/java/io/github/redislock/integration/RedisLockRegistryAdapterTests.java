@@ -603,11 +603,15 @@ class RedisLockRegistryAdapterTests {
 
 	@Test
 	void withoutExpireAfterAHoldLastsAsLongAsItIsHeld() throws Exception {
-		RedisLockTemplate template = this.instances.template(Duration.ofMillis(600));
+		// A lease of 2 s renewed every third of it, held for 2.5 leases: a renewal late
+		// by
+		// over a second (a loaded CI machine was late by 400 ms with 600 ms) is needed to
+		// lose it.
+		RedisLockTemplate template = this.instances.template(Duration.ofSeconds(2));
 		Lock lock = this.instances.register(new RedisLockRegistryAdapter(template)).obtain(this.name);
 		Lock other = this.instances.registry().obtain(this.name);
 		lock.lock();
-		Thread.sleep(1800);
+		Thread.sleep(5000);
 		assertThat(other.tryLock()).isFalse();
 		assertThatNoException().isThrownBy(lock::unlock);
 		assertThat(other.tryLock()).isTrue();
@@ -616,14 +620,16 @@ class RedisLockRegistryAdapterTests {
 
 	@Test
 	void theRenewalSchedulerKeepsAFixedLeaseWhileHeld() throws Exception {
-		RedisLockRegistryAdapter registry = this.instances.registry(Duration.ofMillis(600));
+		// As above: 2.5 leases of 2 s, so that only a renewal over a second late loses
+		// it.
+		RedisLockRegistryAdapter registry = this.instances.registry(Duration.ofSeconds(2));
 		SimpleAsyncTaskScheduler scheduler = new SimpleAsyncTaskScheduler();
 		try {
 			registry.setRenewalTaskScheduler(scheduler);
 			Lock lock = registry.obtain(this.name);
 			Lock other = this.instances.registry().obtain(this.name);
 			assertThat(lock.tryLock()).isTrue();
-			Thread.sleep(1800);
+			Thread.sleep(5000);
 			assertThat(other.tryLock()).isFalse();
 			assertThatNoException().isThrownBy(lock::unlock);
 			assertThat(this.instances.exists(this.name)).isFalse();
@@ -766,14 +772,15 @@ class RedisLockRegistryAdapterTests {
 	@Test
 	void aWatchdogHoldFixedByAReentryIsRenewedByTheRegistry() throws Exception {
 		RedisLockRegistryAdapter registry = this.instances.registry();
-		registry.setLeaseTime(Duration.ofMillis(600));
+		registry.setLeaseTime(Duration.ofSeconds(2));
 		Lock lock = registry.obtain(this.name);
 		Lock other = this.instances.registry().obtain(this.name);
 		lock.lock();
 		lock.lock();
 		long ttl = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
-		assertThat(ttl).isBetween(1L, 600L);
-		Thread.sleep(1800);
+		assertThat(ttl).isBetween(1L, 2000L);
+		// 2.5 leases: only a renewal over a second late loses it.
+		Thread.sleep(5000);
 		assertThat(other.tryLock()).isFalse();
 		lock.unlock();
 		assertThat(other.tryLock()).isFalse();
