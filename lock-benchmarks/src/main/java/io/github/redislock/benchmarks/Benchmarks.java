@@ -944,36 +944,11 @@ public final class Benchmarks {
 	 * Return the calls and the microseconds of all commands Redis ran so far, but INFO.
 	 */
 	private long[] commandStats() {
-		long calls = 0;
-		long micros = 0;
-		long scriptMicros = 0;
-		long scriptCalls = 0;
-		for (String line : this.control.info("commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")) {
-				calls += field(line, "calls=");
-				micros += field(line, "usec=");
-				if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
-					scriptMicros += field(line, "usec=");
-					scriptCalls += field(line, "calls=");
-				}
-			}
-		}
-		return new long[] { calls, micros, scriptMicros, scriptCalls };
+		return ServerBench.stats(this.control);
 	}
 
-	/**
-	 * Microseconds Redis spent between two {@link #commandStats()}: the scripts' time
-	 * when scripts ran (it includes their inner commands, which INFO also lists on their
-	 * own), else all commands' time.
-	 */
 	private static long micros(long[] before, long[] after) {
-		return (after[3] > before[3]) ? after[2] - before[2] : after[1] - before[1];
-	}
-
-	private static long field(String line, String name) {
-		int start = line.indexOf(name) + name.length();
-		int end = line.indexOf(',', start);
-		return Long.parseLong(line.substring(start, end));
+		return ServerBench.micros(before, after);
 	}
 
 	// Watchdog cost: requests and commands per renewal tick.

@@ -148,7 +148,7 @@ final class ServerBench {
 	/**
 	 * Calls and µs of all commands so far but INFO, and of scripts alone.
 	 */
-	private static long[] stats(RedisCommands<String, String> control) {
+	static long[] stats(RedisCommands<String, String> control) {
 		long calls = 0;
 		long micros = 0;
 		long scriptMicros = 0;
@@ -170,7 +170,7 @@ final class ServerBench {
 	 * The scripts' µs when scripts ran (they cover their inner commands, which INFO lists
 	 * on their own too), else all commands' µs.
 	 */
-	private static long micros(long[] before, long[] after) {
+	static long micros(long[] before, long[] after) {
 		return (after[3] > before[3]) ? after[2] - before[2] : after[1] - before[1];
 	}
 
