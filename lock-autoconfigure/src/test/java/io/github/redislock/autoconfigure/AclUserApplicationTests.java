@@ -22,6 +22,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
+import io.github.redislock.internal.AclRefusals;
 import io.github.redislock.queue.DeadLetters;
 import io.github.redislock.queue.DeadTask;
 import io.github.redislock.test.LocalRedisServer;
@@ -96,12 +97,25 @@ class AclUserApplicationTests {
 	/**
 	 * The README's rule, as words: {@code ACL SETUSER <user> ...}.
 	 */
-	private static List<String> readmeRule() throws IOException {
+	static List<String> readmeRule() throws IOException {
 		String readme = Files.readString(Path.of("..", "README.md"));
 		String line = readme.lines()
 			.filter((candidate) -> candidate.startsWith("ACL SETUSER "))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("README.md gives no 'ACL SETUSER' rule"));
+		return List.of(line.trim().split(" +"));
+	}
+
+	/**
+	 * The README's additions for a Redis Cluster, as words:
+	 * {@code ACL SETUSER <user> ...}.
+	 */
+	static List<String> readmeClusterAdditions() throws IOException {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		String line = readme.lines()
+			.filter((candidate) -> candidate.startsWith("ACL SETUSER ") && candidate.contains("+cluster|"))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("README.md gives no 'ACL SETUSER' additions for a Cluster"));
 		return List.of(line.trim().split(" +"));
 	}
 
@@ -117,7 +131,7 @@ class AclUserApplicationTests {
 			.orElseThrow();
 	}
 
-	private static void acl(RedisCommands<String, String> commands, String... words) {
+	static void acl(RedisCommands<String, String> commands, String... words) {
 		CommandArgs<String, String> args = new CommandArgs<>(StringCodec.UTF8);
 		Arrays.stream(words).forEach(args::add);
 		commands.dispatch(CommandType.ACL, new StatusOutput<>(StringCodec.UTF8), args);
@@ -188,6 +202,20 @@ class AclUserApplicationTests {
 			assertThat(endpoint.describe().locks()).anyMatch((lock) -> lock.name().equals("acl-held-" + id));
 			assertThat(endpoint.describe().queues()).containsKey("acl-failing");
 			held.unlock();
+		}
+	}
+
+	@Test
+	void readmeUserCannotTouchKeysOutsideThePrefix() {
+		try (StatefulRedisConnection<String, String> asUser = this.client.connect(
+				RedisURI.builder(this.redis.redisUri()).withAuthentication(user(), password().toCharArray()).build())) {
+			this.admin.sync().set("other", "x");
+			assertThatExceptionOfType(Exception.class).isThrownBy(() -> asUser.sync().get("other"))
+				.withMessageContaining("NOPERM");
+			assertThatExceptionOfType(Exception.class)
+				.isThrownBy(() -> asUser.sync()
+					.eval("return redis.call('GET', KEYS[1])", io.lettuce.core.ScriptOutputType.VALUE, "other"))
+				.matches(AclRefusals::isRefusal, "an ACL refusal");
 		}
 	}
 

@@ -46,18 +46,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Hostile input and hostile operations: odd lock names, injection attempts, a huge number
- * of names, scripts flushed mid-run, wrong credentials, and a least-privilege ACL user.
+ * of names, scripts flushed mid-run and wrong credentials (the README's least-privilege
+ * ACL user is {@code AclUserApplicationTests}'s).
  */
 @ExtendWith(RedisExtension.class)
 class HostileInputTests {
-
-	/**
-	 * The commands the locks need, scripts included (Redis checks the commands a script
-	 * runs against the caller's ACL too); the README documents this ACL.
-	 */
-	static final String LOCK_ACL = "-@all +hello +ping +evalsha +eval +exists +pttl +subscribe +unsubscribe"
-			+ " +del +get +set +hget +hmget +hset +pexpire +publish +time"
-			+ " +zadd +zcard +zrange +zrem +zremrangebyscore +zscore";
 
 	private final LocalRedisServer redis;
 
@@ -337,40 +330,6 @@ class HostileInputTests {
 			text.append(cause).append('\n');
 		}
 		return text.toString();
-	}
-
-	@Test
-	void userWithOnlyTheDocumentedAclLocksWaitsAndReleases() throws Exception {
-		List<byte[]> rule = new ArrayList<>();
-		for (String part : ("SETUSER locker reset on >secret ~redislock:* &redislock:* " + LOCK_ACL).split(" ")) {
-			rule.add(part.getBytes());
-		}
-		this.raw
-			.execute((RedisCallback<Object>) (connection) -> connection.execute("ACL", rule.toArray(new byte[0][])));
-		DefaultRedisLockTemplate template = template(factory("locker", "secret"));
-		DefaultRedisLockTemplate other = template(factory("locker", "secret"));
-		RedisLock lock = template.getLock("acl");
-		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
-		assertThat(lock.isLocked()).isTrue();
-		assertThat(lock.remainingLease()).isPositive();
-		Future<Boolean> waiter = Executors.newSingleThreadExecutor().submit(() -> {
-			RedisLock contended = other.getLock("acl");
-			boolean acquired = contended.tryLock(Duration.ofSeconds(20), null);
-			contended.unlock();
-			return acquired;
-		});
-		// The other instance waits (it flagged the lock) before the release.
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.raw.opsForHash().hasKey("redislock:{acl}", "waiters"));
-		lock.unlock();
-		assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
-		RedisReadWriteLock readWrite = template.getReadWriteLock("acl-rw");
-		assertThat(readWrite.readLock().tryLock(Duration.ZERO, null)).isTrue();
-		readWrite.readLock().unlock();
-		assertThat(readWrite.writeLock().tryLock(Duration.ZERO, null)).isTrue();
-		readWrite.writeLock().unlock();
-		// The same user cannot touch other keys.
-		assertThatExceptionOfType(Exception.class)
-			.isThrownBy(() -> new StringRedisTemplate(factory("locker", "secret")).opsForValue().get("other"));
 	}
 
 	@Configuration(proxyBeanMethods = false)
