@@ -8,7 +8,6 @@ import java.util.stream.IntStream;
 
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -37,18 +36,40 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 
 	private final AtomicInteger nextMaster = new AtomicInteger();
 
-	private RedisCluster(List<LocalRedisServer> nodes) {
+	/** The certificates of a Cluster that speaks TLS only, or {@code null}. */
+	private final TestCertificates tls;
+
+	private RedisCluster(List<LocalRedisServer> nodes, TestCertificates tls) {
 		this.nodes = nodes;
+		this.tls = tls;
 	}
 
 	public static RedisCluster start() {
+		return start(null);
+	}
+
+	/**
+	 * Start a Cluster whose nodes speak TLS only: to clients ({@code --port 0},
+	 * {@code --tls-port}), to each other ({@code --tls-cluster yes}) and to their
+	 * replicas ({@code --tls-replication yes}), with these certificates. Every connection
+	 * of the fixture uses TLS, trusting the test CA.
+	 */
+	public static RedisCluster startTls(TestCertificates certificates) {
+		return start(certificates);
+	}
+
+	private static RedisCluster start(TestCertificates tls) {
 		List<LocalRedisServer> nodes = new ArrayList<>();
 		try {
 			for (int i = 0; i < 6; i++) {
-				nodes.add(LocalRedisServer.start("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-						"--cluster-node-timeout", "5000", "--repl-diskless-sync-delay", "0"));
+				String[] arguments = { "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+						"--cluster-node-timeout", "5000", "--repl-diskless-sync-delay", "0" };
+				nodes.add((tls != null)
+						? LocalRedisServer.startTls(tls,
+								concat(arguments, "--tls-cluster", "yes", "--tls-replication", "yes"))
+						: LocalRedisServer.start(arguments));
 			}
-			RedisCluster cluster = new RedisCluster(nodes);
+			RedisCluster cluster = new RedisCluster(nodes, tls);
 			cluster.join();
 			return cluster;
 		}
@@ -58,12 +79,34 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 		}
 	}
 
-	private void join() {
+	private static String[] concat(String[] first, String... more) {
+		String[] all = java.util.Arrays.copyOf(first, first.length + more.length);
+		System.arraycopy(more, 0, all, first.length, more.length);
+		return all;
+	}
+
+	/**
+	 * Return the certificates of a Cluster that speaks TLS only, or {@code null}.
+	 */
+	public TestCertificates tls() {
+		return this.tls;
+	}
+
+	/** A client of single nodes, trusting the test CA when the nodes speak TLS. */
+	private RedisClient nodeClient() {
 		RedisClient client = RedisClient.create();
+		if (this.tls != null) {
+			client.setOptions(this.tls.clientOptions());
+		}
+		return client;
+	}
+
+	private void join() {
+		RedisClient client = nodeClient();
 		try {
 			List<StatefulRedisConnection<String, String>> connections = new ArrayList<>();
 			for (LocalRedisServer node : this.nodes) {
-				connections.add(client.connect(RedisURI.create(node.host(), node.port())));
+				connections.add(client.connect(node.redisUri()));
 			}
 			List<RedisCommands<String, String>> commands = connections.stream()
 				.map(StatefulRedisConnection::sync)
@@ -122,6 +165,14 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 		for (LocalRedisServer node : this.nodes.subList(0, 3)) {
 			configuration.clusterNode(node.host(), node.port());
 		}
+		if (this.tls != null) {
+			return this.factories.start(new LettuceConnectionFactory(configuration,
+					LettuceClientConfiguration.builder()
+						.useSsl()
+						.and()
+						.clientOptions(this.tls.clusterClientOptions())
+						.build()));
+		}
 		return this.factories.start(new LettuceConnectionFactory(configuration));
 	}
 
@@ -170,9 +221,8 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 	 * that a replica answers reads of its master's keys).
 	 */
 	public <T> T onNode(int node, java.util.function.Function<RedisCommands<String, String>, T> commands) {
-		RedisClient client = RedisClient.create();
-		try (StatefulRedisConnection<String, String> connection = client
-			.connect(RedisURI.create(this.nodes.get(node).host(), this.nodes.get(node).port()))) {
+		RedisClient client = nodeClient();
+		try (StatefulRedisConnection<String, String> connection = client.connect(this.nodes.get(node).redisUri())) {
 			// Replicas answer reads of their master's keys only in READONLY mode.
 			connection.sync().readOnly();
 			return commands.apply(connection.sync());
@@ -250,11 +300,15 @@ public final class RedisCluster implements RedisTarget, AutoCloseable {
 			.enableAllAdaptiveRefreshTriggers()
 			.adaptiveRefreshTriggersTimeout(refreshPeriod)
 			.build();
-		LettuceClientConfiguration client = LettuceClientConfiguration.builder()
-			.commandTimeout(commandTimeout)
-			.clientOptions(ClusterClientOptions.builder().topologyRefreshOptions(refresh).build())
-			.build();
-		return this.factories.start(new LettuceConnectionFactory(configuration, client));
+		ClusterClientOptions.Builder options = ClusterClientOptions.builder().topologyRefreshOptions(refresh);
+		LettuceClientConfiguration.LettuceClientConfigurationBuilder client = LettuceClientConfiguration.builder()
+			.commandTimeout(commandTimeout);
+		if (this.tls != null) {
+			options.sslOptions(this.tls.sslOptions());
+			client.useSsl();
+		}
+		client.clientOptions(options.build());
+		return this.factories.start(new LettuceConnectionFactory(configuration, client.build()));
 	}
 
 	/**
