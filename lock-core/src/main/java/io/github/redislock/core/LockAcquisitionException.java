@@ -63,7 +63,11 @@ public class LockAcquisitionException extends LockException {
 	private static String whyUnanswered(Throwable cause) {
 		Throwable root = NestedExceptionUtils.getMostSpecificCause(cause);
 		String message = String.valueOf(root.getMessage());
-		if (message.startsWith("NOPERM")) {
+		// NOPERM for a command the client sent; an ERR for one a script called (its text
+		// differs by server). Checked here, not through the engine's AclRefusals: the API
+		// does not depend on the engine.
+		if (message.startsWith("NOPERM") || message.contains("ACL failure in script")
+				|| message.contains("The user executing the script can't")) {
 			return "Redis refused the call (" + root + "). The ACL user the application connects as lacks a"
 					+ " command, key or channel the starter needs: grant it the rule of the README's"
 					+ " \"Least-privilege ACL user\" section (ACL LOG on the server names what was refused)";

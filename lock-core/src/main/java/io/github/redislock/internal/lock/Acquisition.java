@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.LockObserver;
+import io.github.redislock.internal.AclRefusals;
 import io.github.redislock.support.CurrentLocks;
 import io.github.redislock.support.Printable;
 import org.apache.commons.logging.Log;
@@ -160,19 +161,10 @@ final class Acquisition {
 
 	/**
 	 * Whether Redis refused a command, key or channel to the application's ACL user
-	 * ({@code NOPERM}).
+	 * ({@code NOPERM}, or a script's command refused: see {@link AclRefusals}).
 	 */
 	static boolean refusedByAcl(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			String message = cause.getMessage();
-			if (message != null && message.startsWith("NOPERM")) {
-				return true;
-			}
-			if (cause.getCause() == cause) {
-				break;
-			}
-		}
-		return false;
+		return AclRefusals.isRefusal(ex);
 	}
 
 	/**

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockObserver;
+import io.github.redislock.internal.AclRefusals;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -305,9 +306,10 @@ final class AsyncAcquisition {
 			return;
 		}
 		long left = remainingNanos();
-		if (failure instanceof DataAccessException && left > 0) {
+		if (failure instanceof DataAccessException && left > 0 && !AclRefusals.isRefusal(failure)) {
 			// Redis unreachable for now: try again within the wait time (a retry finds
-			// what the attempt took ours); given up meanwhile, the attempt is undone.
+			// what the attempt took ours); given up meanwhile, the attempt is undone. An
+			// ACL refusal stays until an operator changes the user: no use waiting.
 			CompletableFuture<@Nullable Void> pause = new CompletableFuture<>();
 			AsyncTimeouts.completeAfter(pause, Math.min(left, AbstractRedisLock.CONNECTION_RETRY_NANOS));
 			pause.whenComplete((done, ex) -> attempt());
