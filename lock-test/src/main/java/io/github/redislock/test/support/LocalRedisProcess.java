@@ -1,11 +1,15 @@
 package io.github.redislock.test.support;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -61,7 +65,7 @@ final class LocalRedisProcess implements RedisProcess {
 	 * Start the program on the port and wait until it answers; {@code null} when it exits
 	 * at once (most often: the port was taken between the probe and the start).
 	 */
-	private static @Nullable LocalRedisProcess tryStart(String program, int port) throws IOException {
+	static @Nullable LocalRedisProcess tryStart(String program, int port) throws IOException {
 		Path directory = Files.createTempDirectory("redislock-test-redis-");
 		Process process = new ProcessBuilder(List.of(program, "--port", Integer.toString(port), "--bind", "127.0.0.1",
 				"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.toString()))
@@ -75,7 +79,7 @@ final class LocalRedisProcess implements RedisProcess {
 				FileSystemUtils.deleteRecursively(directory);
 				return null;
 			}
-			if (accepts(port)) {
+			if (answersAsItself(port, process.pid())) {
 				Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "redislock-test-redis-exit"));
 				return server;
 			}
@@ -85,10 +89,26 @@ final class LocalRedisProcess implements RedisProcess {
 		throw new IOException(program + " did not accept connections on port " + port + " within " + START_TIMEOUT);
 	}
 
-	private static boolean accepts(int port) {
+	/**
+	 * Whether the server on the port is the process started: another one may listen on it
+	 * (the port was taken between the probe and the start, and the server has not failed
+	 * to bind it yet), and must never be taken for it ({@code FLUSHALL}).
+	 */
+	private static boolean answersAsItself(int port, long pid) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
-			return true;
+			socket.setSoTimeout(500);
+			OutputStream out = socket.getOutputStream();
+			out.write("INFO server\r\n".getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+			for (String line = in.readLine(); line != null; line = in.readLine()) {
+				if (line.startsWith("process_id:")) {
+					return line.substring("process_id:".length()).strip().equals(Long.toString(pid));
+				}
+			}
+			return false;
 		}
 		catch (IOException ex) {
 			return false;
