@@ -1,6 +1,7 @@
 package io.github.redislock.test.support;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -22,7 +23,10 @@ import org.springframework.util.FileSystemUtils;
 
 /**
  * A {@code redis-server} process on a free loopback port, without persistence, stopped
- * through its process handle (and at the latest when the JVM exits).
+ * through its process handle (and at the latest when the JVM exits). On Unix a reaper
+ * shell waits on a pipe from the JVM and kills the server when the pipe closes, so that a
+ * JVM that is killed ({@code kill -9}, a build's fork timeout), whose shutdown hooks
+ * never run, does not leave the server running.
  */
 final class LocalRedisProcess implements RedisProcess {
 
@@ -30,16 +34,21 @@ final class LocalRedisProcess implements RedisProcess {
 
 	private static final int ATTEMPTS = 5;
 
+	private static final String REAPER_SHELL = "/bin/sh";
+
 	private final Process process;
 
 	private final int port;
 
 	private final Path directory;
 
-	private LocalRedisProcess(Process process, int port, Path directory) {
+	private final @Nullable Process reaper;
+
+	private LocalRedisProcess(Process process, int port, Path directory, @Nullable Process reaper) {
 		this.process = process;
 		this.port = port;
 		this.directory = directory;
+		this.reaper = reaper;
 	}
 
 	static LocalRedisProcess start(String program) {
@@ -72,11 +81,11 @@ final class LocalRedisProcess implements RedisProcess {
 			.redirectErrorStream(true)
 			.redirectOutput(directory.resolve("redis.log").toFile())
 			.start();
-		LocalRedisProcess server = new LocalRedisProcess(process, port, directory);
+		LocalRedisProcess server = new LocalRedisProcess(process, port, directory, reaper(process, directory));
 		long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
 			if (!process.isAlive()) {
-				FileSystemUtils.deleteRecursively(directory);
+				server.stop();
 				return null;
 			}
 			if (answersAsItself(port, process.pid())) {
@@ -87,6 +96,28 @@ final class LocalRedisProcess implements RedisProcess {
 		}
 		server.stop();
 		throw new IOException(program + " did not accept connections on port " + port + " within " + START_TIMEOUT);
+	}
+
+	/**
+	 * Start the shell that kills the server and deletes its directory once the JVM's end
+	 * of its standard input closes, which happens however the JVM ends; {@code null}
+	 * where there is no {@code /bin/sh}.
+	 */
+	private static @Nullable Process reaper(Process server, Path directory) {
+		if (File.separatorChar != '/' || !new File(REAPER_SHELL).canExecute()) {
+			return null;
+		}
+		try {
+			return new ProcessBuilder(List.of(REAPER_SHELL, "-c",
+					"while read -r line; do :; done; kill -9 \"$1\" 2>/dev/null; rm -rf \"$2\"", "redislock-reaper",
+					Long.toString(server.pid()), directory.toString()))
+				.redirectOutput(ProcessBuilder.Redirect.DISCARD)
+				.redirectError(ProcessBuilder.Redirect.DISCARD)
+				.start();
+		}
+		catch (IOException ex) {
+			return null;
+		}
 	}
 
 	/**
@@ -146,6 +177,11 @@ final class LocalRedisProcess implements RedisProcess {
 
 	@Override
 	public synchronized void stop() {
+		// First, so that it never kills a process that reuses the server's pid.
+		Process reaper = this.reaper;
+		if (reaper != null && reaper.isAlive()) {
+			reaper.destroyForcibly();
+		}
 		if (this.process.isAlive()) {
 			this.process.destroy();
 			try {
