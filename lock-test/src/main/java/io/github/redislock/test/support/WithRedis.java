@@ -8,6 +8,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Gives a test class a real Redis: the JVM's {@linkplain TestRedis#shared() shared test
@@ -25,6 +26,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * workers and scheduled jobs included, on the same Redis. Give a context whose queue
  * workers must not take another context's tasks its own {@code redislock.key-prefix}, or
  * close it after its class ({@code @DirtiesContext}).
+ * <p>
+ * With JUnit's parallel execution, {@code @WithRedis} classes run one at a time (each
+ * holds the {@link #SHARED_REDIS} resource lock, as a class that empties the Redis when
+ * it starts must), while other classes run beside them.
  *
  * @since 0.1.0
  */
@@ -33,7 +38,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Inherited
 @ExtendWith(WithRedisExtension.class)
+@ResourceLock(WithRedis.SHARED_REDIS)
 public @interface WithRedis {
+
+	/**
+	 * The JUnit resource lock that each {@code @WithRedis} class holds while it runs:
+	 * give it ({@code @ResourceLock(WithRedis.SHARED_REDIS)}) to another class that uses
+	 * {@link TestRedis#shared()} and must not run while the Redis is emptied.
+	 */
+	String SHARED_REDIS = "io.github.redislock.test.support.TestRedis.shared";
 
 	/**
 	 * Whether to empty the Redis ({@code FLUSHALL}) before the annotated class's tests
