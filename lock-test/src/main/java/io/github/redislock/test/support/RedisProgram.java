@@ -7,13 +7,17 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
 import java.util.Locale;
+import java.util.stream.Stream;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the {@code redis-server} program to run: the one {@code REDIS_SERVER} names (a
- * path, or a program on the {@code PATH} such as {@code valkey-server}); else
+ * path, or a program on the {@code PATH} such as {@code valkey-server}, or a server this
+ * project's build cached under that name, such as {@code valkey-9}, in
+ * {@code REDISLOCK_SERVERS_CACHE} or {@code ~/.cache/redislock-servers}); else
  * {@code redis-server} on the {@code PATH}; else the binary that the
  * {@code embedded-redis} dependency ships, extracted to a temporary file.
  */
@@ -29,7 +33,10 @@ final class RedisProgram {
 	 * not set.
 	 */
 	static @Nullable String configured() {
-		String configured = System.getenv("REDIS_SERVER");
+		return configured(System.getenv("REDIS_SERVER"), cache());
+	}
+
+	static @Nullable String configured(@Nullable String configured, Path cache) {
 		if (configured == null || configured.isBlank()) {
 			return null;
 		}
@@ -42,10 +49,62 @@ final class RedisProgram {
 		}
 		String found = onPath(name);
 		if (found == null) {
-			throw new IllegalStateException("REDIS_SERVER=" + name + " names no program on the PATH; set it to the"
-					+ " path of a redis-server (or valkey-server)");
+			found = cached(name, cache);
+		}
+		if (found == null) {
+			throw new IllegalStateException("REDIS_SERVER=" + name + " names no program on the PATH and no server"
+					+ " built under " + cache + " (" + name + ".*/" + serverProgram(name)
+					+ "); set it to the path of a redis-server (or valkey-server)");
 		}
 		return found;
+	}
+
+	/**
+	 * Return the newest server cached under that name ({@code valkey-9}:
+	 * {@code <cache>/valkey-9.x.y/valkey-server}, as this project's build builds them),
+	 * or {@code null}.
+	 */
+	private static @Nullable String cached(String name, Path cache) {
+		String program = serverProgram(name);
+		try (Stream<Path> directories = Files.list(cache)) {
+			return directories.filter((directory) -> {
+				String directoryName = directory.getFileName().toString();
+				return directoryName.equals(name) || directoryName.startsWith(name + ".")
+						|| directoryName.startsWith(name + "-");
+			})
+				.filter((directory) -> Files.isExecutable(directory.resolve(program)))
+				.max(Comparator.comparing((Path directory) -> String.valueOf(directory.getFileName()),
+						RedisProgram::compareVersions))
+				.map((directory) -> directory.resolve(program))
+				.map(Path::toString)
+				.orElse(null);
+		}
+		catch (IOException ex) {
+			return null;
+		}
+	}
+
+	private static String serverProgram(String name) {
+		return name.replaceFirst("-.*", "") + "-server";
+	}
+
+	private static int compareVersions(String left, String right) {
+		String[] a = left.replaceFirst("^[^-]*-", "").split("[.~+-]");
+		String[] b = right.replaceFirst("^[^-]*-", "").split("[.~+-]");
+		for (int i = 0; i < Math.min(a.length, b.length); i++) {
+			int compared = (a[i].matches("\\d+") && b[i].matches("\\d+"))
+					? Integer.compare(Integer.parseInt(a[i]), Integer.parseInt(b[i])) : a[i].compareTo(b[i]);
+			if (compared != 0) {
+				return compared;
+			}
+		}
+		return Integer.compare(a.length, b.length);
+	}
+
+	private static Path cache() {
+		String cache = System.getenv("REDISLOCK_SERVERS_CACHE");
+		return (cache != null && !cache.isBlank()) ? Path.of(cache)
+				: Path.of(System.getProperty("user.home"), ".cache", "redislock-servers");
 	}
 
 	/**
