@@ -118,6 +118,8 @@ public final class TaskQueueTestSupport {
 	 * Run the due tasks of every queue of the application on the calling thread, until
 	 * none is due anywhere.
 	 * @return how many tasks ran
+	 * @throws IllegalStateException when more than {@value #MAX_INLINE_RUNS} tasks ran in
+	 * all (tasks that enqueue each other, on one queue or across queues)
 	 */
 	public int runQueuedTasks() {
 		int total = 0;
@@ -125,7 +127,12 @@ public final class TaskQueueTestSupport {
 		do {
 			runs = 0;
 			for (String queue : workers().getQueueNames()) {
-				runs += runQueuedTasks(queue);
+				runs += workers().runDueTasks(queue, MAX_INLINE_RUNS + 1 - total - runs);
+				if (total + runs > MAX_INLINE_RUNS) {
+					throw new IllegalStateException(
+							"The queues still had due tasks after " + MAX_INLINE_RUNS + " runs, the last on queue '"
+									+ queue + "'; do tasks enqueue each other each time" + " they run?");
+				}
 			}
 			total += runs;
 		}
