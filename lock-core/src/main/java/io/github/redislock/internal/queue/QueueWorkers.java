@@ -231,7 +231,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * ({@code redislock.queue.workers=0}). Each run is claimed, settled, retried and
 	 * dead-lettered as a worker's run is, but its claim is not renewed: a run longer than
 	 * the visibility timeout may be claimed again elsewhere. A retry waits for its
-	 * backoff like any other delayed task.
+	 * backoff like any other delayed task. An interrupted calling thread takes no task
+	 * (an {@link IllegalStateException}, the interrupt kept).
 	 * @param queueName the queue, which a {@code @QueuedTask} method of this application
 	 * handles
 	 * @param max the most runs
@@ -244,11 +245,34 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 						+ "'; the queues it handles are " + new java.util.TreeSet<>(this.handlers.keySet()));
 		int runs = 0;
 		while (runs < max) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw callerInterrupted(queueName, runs);
+			}
 			long sent = System.nanoTime();
-			RedisTaskQueue.Claimed claimed = this.queue.claim(queueName, 1, this.instanceId + ":caller",
-					handler.settings());
+			// With the interrupt flag cleared: an interrupted client call may still have
+			// claimed the task in Redis, which then nobody would run before its
+			// visibility
+			// timeout.
+			boolean interrupted = Thread.interrupted();
+			RedisTaskQueue.Claimed claimed;
+			try {
+				claimed = this.queue.claim(queueName, 1, this.instanceId + ":caller", handler.settings());
+			}
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
+			}
 			if (claimed.tasks().isEmpty()) {
 				return runs;
+			}
+			if (Thread.currentThread().isInterrupted()) {
+				// Interrupted meanwhile: hand the claims back (due now, no attempt
+				// spent).
+				for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
+					settle(new TaskRun(task, sent), "release", "");
+				}
+				throw callerInterrupted(queueName, runs);
 			}
 			for (RedisTaskQueue.ClaimedTask task : claimed.tasks()) {
 				run(handler, new TaskRun(task, sent));
@@ -256,6 +280,11 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			}
 		}
 		return runs;
+	}
+
+	private static IllegalStateException callerInterrupted(String queueName, int runs) {
+		return new IllegalStateException("The calling thread is interrupted: no more tasks of queue '"
+				+ Printable.of(queueName) + "' taken (" + runs + " ran); its interrupt flag is kept");
 	}
 
 	@Override

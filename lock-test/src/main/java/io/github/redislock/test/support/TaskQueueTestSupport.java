@@ -102,7 +102,8 @@ public final class TaskQueueTestSupport {
 	 * @param queue the queue
 	 * @return how many tasks ran
 	 * @throws IllegalStateException when no {@code @QueuedTask} method handles the queue,
-	 * or when more than {@value #MAX_INLINE_RUNS} tasks ran (a task that enqueues itself)
+	 * when more than {@value #MAX_INLINE_RUNS} tasks ran (a task that enqueues itself),
+	 * or when the calling thread is interrupted (no task is taken; the interrupt is kept)
 	 */
 	public int runQueuedTasks(String queue) {
 		Assert.hasText(queue, "'queue' must not be empty");
