@@ -14,6 +14,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,7 +26,6 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -79,7 +79,19 @@ class HoldBoundsTests {
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
 			.withMessageContaining("fixed lease of PT0.3S ran out")
 			.withMessageContaining("no fixed lease");
-		assertThatIllegalStateException().isThrownBy(io.github.redislock.core.LockContext::fencingToken);
+		// No longer this thread's current lock (only this lock is checked: a hold another
+		// test class left on the runner's thread may be current again, as happened once
+		// with two test JVMs, whose classes run in another order).
+		assertThat(currentLockName()).isNotEqualTo(this.name);
+	}
+
+	private static @Nullable String currentLockName() {
+		try {
+			return io.github.redislock.core.LockContext.lockName();
+		}
+		catch (IllegalStateException ex) {
+			return null;
+		}
 	}
 
 	@Test
