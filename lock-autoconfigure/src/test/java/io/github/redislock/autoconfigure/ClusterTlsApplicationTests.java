@@ -17,6 +17,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.ReleaseMessages;
 import io.github.redislock.test.TestCertificates;
@@ -120,8 +121,7 @@ class ClusterTlsApplicationTests {
 					}
 					return acquired;
 				});
-				await().atMost(Duration.ofSeconds(10))
-					.until(() -> cluster.template().opsForHash().hasKey(key, "waiters"));
+				await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.hasWaiters(cluster.template(), key));
 				long releasedAt = System.nanoTime();
 				lock.unlock();
 				assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();
@@ -205,7 +205,7 @@ class ClusterTlsApplicationTests {
 			}
 			return acquired;
 		});
-		await().atMost(Duration.ofSeconds(10)).until(() -> cluster.template().opsForHash().hasKey(key, "waiters"));
+		await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.hasWaiters(cluster.template(), key));
 		long releasedAt = System.nanoTime();
 		lock.unlock();
 		assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();

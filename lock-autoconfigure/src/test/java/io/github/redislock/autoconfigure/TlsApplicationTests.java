@@ -17,6 +17,7 @@ import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.github.redislock.test.ReleaseMessages;
@@ -109,9 +110,9 @@ class TlsApplicationTests {
 			RedisLockTemplate locks = context.getBean(RedisLockTemplate.class);
 			String name = "tls-" + UUID.randomUUID();
 			String seen = locks.execute(name, Duration.ofSeconds(5), null,
-					() -> String.valueOf(direct.hasKey("redislock:{" + name + "}")));
+					() -> String.valueOf(LockRecords.isHeld(direct, "redislock:{" + name + "}")));
 			assertThat(seen).as("held in Redis while the work ran").isEqualTo("true");
-			assertThat(direct.hasKey("redislock:{" + name + "}")).as("released").isFalse();
+			assertThat(LockRecords.isHeld(direct, "redislock:{" + name + "}")).as("released").isFalse();
 		});
 	}
 
@@ -139,7 +140,7 @@ class TlsApplicationTests {
 					}
 					return acquired;
 				});
-				await().atMost(Duration.ofSeconds(10)).until(() -> direct.opsForHash().hasKey(key, "waiters"));
+				await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.hasWaiters(direct, key));
 				long releasedAt = System.nanoTime();
 				lock.unlock();
 				assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();
@@ -203,9 +204,10 @@ class TlsApplicationTests {
 				String name = "tls-redlock-" + UUID.randomUUID();
 				String key = "redislock:{" + name + "}";
 				long holding = redlock.execute(name, Duration.ofSeconds(5), null,
-						() -> nodes.stream().filter((node) -> node.template().hasKey(key)).count());
+						() -> nodes.stream().filter((node) -> LockRecords.isHeld(node.template(), key)).count());
 				assertThat(holding).as("nodes holding the lock").isGreaterThanOrEqualTo(2);
-				assertThat(nodes.stream().filter((node) -> node.template().hasKey(key)).count()).as("released")
+				assertThat(nodes.stream().filter((node) -> LockRecords.isHeld(node.template(), key)).count())
+					.as("released")
 					.isZero();
 			});
 	}

@@ -5,8 +5,9 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The performance targets a run checks (issue #19), each with what this run measured and
- * whether it met the target; printed as a table ahead of the sections.
+ * The performance targets a run checks (issue #34; the comparisons with Spring
+ * Integration from issue #19), each with what this run measured and whether it met the
+ * target; printed as a table ahead of the sections.
  */
 final class Targets {
 
@@ -64,7 +65,7 @@ final class Targets {
 	}
 
 	void print(Report report) {
-		report.heading("Targets of issue #19, as measured in this run");
+		report.heading("Targets of issue #34, as measured in this run");
 		report.paragraph("Ratios are medians of the per-round ratios (range over rounds); a target is **met** when"
 				+ " every round met it. Reasons for misses are discussed above the results.");
 		report.table("target", List.of("measured", "verdict"), this.rows);

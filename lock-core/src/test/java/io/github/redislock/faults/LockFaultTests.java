@@ -17,6 +17,7 @@ import io.github.redislock.internal.lock.LockSettings;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.CommandCounter;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.github.redislock.test.TcpProxy;
@@ -105,7 +106,8 @@ class LockFaultTests {
 			lock.unlock();
 		});
 		held.get(10, TimeUnit.SECONDS);
-		await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> !Boolean.TRUE.equals(LockRecords.isHeld(this.raw, lockKey())));
 		proxy.heal();
 		proxy.cutConnections();
 		released.get(30, TimeUnit.SECONDS);
@@ -164,7 +166,7 @@ class LockFaultTests {
 			child.await("HELD", Duration.ofSeconds(30));
 			long renewedPast = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * lease);
 			await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - renewedPast > 0);
-			assertThat(this.raw.hasKey(lockKey())).as("the watchdog kept it past two leases").isTrue();
+			assertThat(LockRecords.isHeld(this.raw, lockKey())).as("the watchdog kept it past two leases").isTrue();
 			child.kill();
 			long killed = System.nanoTime();
 			RedisLock lock = template(this.redis.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);
@@ -196,11 +198,12 @@ class LockFaultTests {
 			}
 			// The acquire sent into the frozen server may run now; it is undone, or lasts
 			// one lease.
-			Long ttl = this.raw.getExpire(lockKey(), TimeUnit.MILLISECONDS);
+			Long ttl = LockRecords.leaseLeftMillis(this.raw, lockKey());
 			assertThat(ttl).isLessThanOrEqualTo(2000);
 			assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
 			lock.unlock();
-			assertThat(this.raw.hasKey(lockKey())).as("one unlock frees it: the hold was not doubled").isFalse();
+			assertThat(LockRecords.isHeld(this.raw, lockKey())).as("one unlock frees it: the hold was not doubled")
+				.isFalse();
 		}
 		finally {
 			timingOut.destroy();
@@ -224,7 +227,7 @@ class LockFaultTests {
 				.withCauseInstanceOf(LockLostException.class)
 				.withMessageContaining("another owner held it when released");
 			assertThat(next.isHeldByCurrentThread()).isTrue();
-			assertThat(this.raw.hasKey(lockKey())).as("the new owner's lock is still there").isTrue();
+			assertThat(LockRecords.isHeld(this.raw, lockKey())).as("the new owner's lock is still there").isTrue();
 			next.unlock();
 		}
 	}
@@ -298,14 +301,15 @@ class LockFaultTests {
 			});
 			// The script ran, its answer is lost; the connection is cut, Lettuce
 			// reconnects and sends the same acquire again.
-			await().atMost(Duration.ofSeconds(10)).until(() -> Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
-			String token = (String) this.raw.opsForHash().get(lockKey(), "token");
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> Boolean.TRUE.equals(LockRecords.isHeld(this.raw, lockKey())));
+			String token = (String) LockRecords.token(this.raw, lockKey());
 			proxy.heal();
 			proxy.cutConnections();
 			assertThat(acquired.get(30, TimeUnit.SECONDS)).as("the same hold, the same token")
 				.isEqualTo(Long.parseLong(token));
 			assertThat(counter.calls("evalsha", "eval") - evalsBefore).as("acquire twice, release once").isEqualTo(3);
-			assertThat(this.raw.hasKey(lockKey())).as("one unlock freed it").isFalse();
+			assertThat(LockRecords.isHeld(this.raw, lockKey())).as("one unlock freed it").isFalse();
 		}
 	}
 
@@ -352,28 +356,33 @@ class LockFaultTests {
 			repliesDropped.complete(null);
 			// The extension ran, its answer is lost; the connection is cut, Lettuce
 			// reconnects and sends the same extension again.
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.raw.getExpire(lockKey()) > 60);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> LockRecords.leaseLeftMillis(this.raw, lockKey()) > 60_000);
 			proxy.heal();
 			proxy.cutConnections();
 			assertThat(extended.get(30, TimeUnit.SECONDS)).as("still held after the second run").isTrue();
 			done.get(30, TimeUnit.SECONDS);
 			assertThat(counter.calls("evalsha", "eval") - evalsBefore).as("the extension twice, the release once")
 				.isEqualTo(3);
-			assertThat(this.raw.hasKey(lockKey())).isFalse();
+			assertThat(LockRecords.isHeld(this.raw, lockKey())).isFalse();
 			assertThat(this.lost).as("and was not taken for a lost lock").isEmpty();
 		}
 	}
 
 	@Test
 	void releaseSentAgainAfterAHoldLongerThanTheFencingCounterIsKeptIsStillRecognised() throws Exception {
+		// The last token lives in the lock's own key, which outlives every hold by the
+		// retention (renewals push both): a long hold cannot outlive the record its
+		// re-sent release looks for, as the separate counter of the previous layout
+		// could.
 		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
 			RedisLock lock = template(proxy.connectionFactory(), Duration.ofSeconds(30)).getLock(this.name);
 			assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
 			lock.unlock();
-			// A watchdog hold outlived the counter's retention (twice the lease, at least
-			// a
-			// minute): the counter is gone when the release runs.
-			holdThenReleaseWithTheAnswerLost(proxy, lock, () -> this.raw.delete(lockKey() + ":fence"));
+			holdThenReleaseWithTheAnswerLost(proxy, lock,
+					() -> assertThat(this.raw.getExpire(lockKey(), TimeUnit.MILLISECONDS))
+						.as("the key outlives the hold by the retention")
+						.isGreaterThan(LockRecords.leaseLeftMillis(this.raw, lockKey()) + 59_000));
 			assertThat(this.lost).as("the re-sent release is not taken for a lost lock").isEmpty();
 		}
 	}
@@ -447,7 +456,8 @@ class LockFaultTests {
 			finally {
 				this.redis.resume();
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> !Boolean.TRUE.equals(this.raw.hasKey(lockKey())));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> !Boolean.TRUE.equals(LockRecords.isHeld(this.raw, lockKey())));
 		}
 		finally {
 			timingOut.destroy();

@@ -6,6 +6,7 @@ import java.util.List;
 
 import io.github.redislock.config.RedisLockTemplateBuilder;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisTarget;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -106,7 +107,7 @@ final class Instances implements AutoCloseable {
 	}
 
 	boolean exists(String name) {
-		return Boolean.TRUE.equals(this.keys.hasKey(key(name)));
+		return LockRecords.isHeld(this.keys, key(name));
 	}
 
 	@Override

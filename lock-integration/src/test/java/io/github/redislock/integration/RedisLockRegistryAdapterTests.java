@@ -16,6 +16,7 @@ import java.util.concurrent.locks.Lock;
 
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
@@ -648,7 +649,7 @@ class RedisLockRegistryAdapterTests {
 		registry.renewLock(this.name);
 		Thread.sleep(700);
 		assertThat(this.instances.exists(this.name)).isTrue();
-		long ttl = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
+		long ttl = LockRecords.leaseLeftMillis(this.instances.keys(), Instances.key(this.name));
 		assertThat(ttl).isBetween(1L, 1000L);
 		lock.unlock();
 	}
@@ -687,12 +688,12 @@ class RedisLockRegistryAdapterTests {
 		RedisLockRegistryAdapter registry = this.instances.registry(Duration.ofSeconds(10));
 		Lock lock = registry.obtain(this.name);
 		lock.lock();
-		long before = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
+		long before = LockRecords.leaseLeftMillis(this.instances.keys(), Instances.key(this.name));
 		Future<Boolean> other = thread().submit(() -> registry.obtain(this.name).tryLock());
 		assertThat(other.get(10, TimeUnit.SECONDS)).isFalse();
 		Future<Boolean> otherRegistry = thread().submit(() -> this.instances.registry().obtain(this.name).tryLock());
 		assertThat(otherRegistry.get(10, TimeUnit.SECONDS)).isFalse();
-		long after = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
+		long after = LockRecords.leaseLeftMillis(this.instances.keys(), Instances.key(this.name));
 		assertThat(after).isLessThanOrEqualTo(before);
 		lock.unlock();
 	}
@@ -706,7 +707,7 @@ class RedisLockRegistryAdapterTests {
 		lock.lock();
 		Thread.sleep(1000);
 		assertThat(lock.tryLock()).isTrue();
-		long ttl = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
+		long ttl = LockRecords.leaseLeftMillis(this.instances.keys(), Instances.key(this.name));
 		assertThat(ttl).isGreaterThan(1500);
 		lock.unlock();
 		lock.unlock();
@@ -777,7 +778,7 @@ class RedisLockRegistryAdapterTests {
 		Lock other = this.instances.registry().obtain(this.name);
 		lock.lock();
 		lock.lock();
-		long ttl = this.instances.keys().getExpire(Instances.key(this.name), TimeUnit.MILLISECONDS);
+		long ttl = LockRecords.leaseLeftMillis(this.instances.keys(), Instances.key(this.name));
 		assertThat(ttl).isBetween(1L, 2000L);
 		// 2.5 leases: only a renewal over a second late loses it.
 		Thread.sleep(5000);

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.LockContext;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import net.javacrumbs.shedlock.core.ClockProvider;
@@ -81,7 +82,7 @@ class KeepAliveLockProviderTests {
 	}
 
 	private long pttl() {
-		Long pttl = this.raw.getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS);
+		Long pttl = LockRecords.leaseLeftMillis(this.raw, "redislock:{" + this.name + "}");
 		return (pttl != null) ? pttl : -2;
 	}
 

@@ -16,6 +16,7 @@ import io.github.redislock.core.LockObserver;
 import io.github.redislock.core.ObservableLockTemplate;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
@@ -176,7 +177,7 @@ class RedisLockProviderTests {
 		assertThat(lost).as("the second hold's loss, once").hasSize(2);
 		await().atMost(Duration.ofSeconds(5))
 			.until(() -> ((ObservableLockTemplate) template).getActiveHoldCount() == 0);
-		assertThat(raw().hasKey(lockKey())).as("nothing created").isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).as("nothing created").isFalse();
 	}
 
 	@Test
@@ -283,7 +284,7 @@ class RedisLockProviderTests {
 	}
 
 	private long pttl() {
-		Long pttl = raw().getExpire(lockKey(), TimeUnit.MILLISECONDS);
+		Long pttl = LockRecords.leaseLeftMillis(raw(), lockKey());
 		return (pttl != null) ? pttl : -2;
 	}
 

@@ -18,6 +18,7 @@ import io.github.redislock.core.ReactiveRedisLockTemplate;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,7 @@ class AsyncAnnotationTests {
 	}
 
 	private boolean locked() {
-		return raw().hasKey("redislock:{reports:" + this.id + "}");
+		return LockRecords.isHeld(raw(), "redislock:{reports:" + this.id + "}");
 	}
 
 	@Test

@@ -6,12 +6,12 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.LockLostEvent;
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServer;
 import org.jspecify.annotations.Nullable;
@@ -53,8 +53,7 @@ class HoldBoundsTests {
 	}
 
 	private long pttl(String key) {
-		Long ttl = this.redis.template().getExpire(key, TimeUnit.MILLISECONDS);
-		return (ttl != null) ? ttl : -3;
+		return LockRecords.leaseLeftMillis(this.redis.template(), key);
 	}
 
 	/**
@@ -168,7 +167,7 @@ class HoldBoundsTests {
 		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
 		Thread.sleep(400);
 		lock.unlock();
-		assertThat(this.redis.template().hasKey("redislock:{" + this.name + "}")).isFalse();
+		assertThat(LockRecords.isHeld(this.redis.template(), "redislock:{" + this.name + "}")).isFalse();
 		RedisLock other = this.templates.create().getLock(this.name);
 		assertThat(other.tryLock(Duration.ZERO, null)).isTrue();
 		other.unlock();
@@ -225,7 +224,7 @@ class HoldBoundsTests {
 			thread.shutdownNow();
 		}
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> !this.redis.template().hasKey("redislock:{" + this.name + "}"));
+			.until(() -> !LockRecords.isHeld(this.redis.template(), "redislock:{" + this.name + "}"));
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(lock::unlock)
 			.withMessageContaining("maxHold of PT2S");
 	}
@@ -243,7 +242,7 @@ class HoldBoundsTests {
 		longer.unlock();
 		// Gone from Redis too (the local deadline ends first): its release finds it lost.
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> !this.redis.template().hasKey("redislock:{" + this.name + "}"));
+			.until(() -> !LockRecords.isHeld(this.redis.template(), "redislock:{" + this.name + "}"));
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(bounded::unlock);
 	}
 

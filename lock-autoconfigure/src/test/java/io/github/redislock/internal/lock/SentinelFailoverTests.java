@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisLockTemplate;
 import io.github.redislock.test.LockApplicationContextRunner;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisSentinelGroup;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -45,7 +46,7 @@ class SentinelFailoverTests {
 			.run((context) -> {
 				RedisLock lock = context.getBean(RedisLockTemplate.class).getLock("through-sentinel");
 				assertThat(lock.tryLock(Duration.ofSeconds(5), null)).isTrue();
-				assertThat(this.group.replica().template().hasKey("redislock:{through-sentinel}"))
+				assertThat(LockRecords.isHeld(this.group.replica().template(), "redislock:{through-sentinel}"))
 					.as("acknowledged by the replica")
 					.isTrue();
 				lock.unlock();

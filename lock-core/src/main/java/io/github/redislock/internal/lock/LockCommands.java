@@ -173,7 +173,7 @@ final class LockCommands {
 			String releaseMessage) {
 		ScriptCall undo = releaseCall(lockKey, owner, 0, releaseMessage, 0);
 		return new ScriptCall(
-				ACQUIRE, List.of(lockKey, this.keys.fenceKey(lockKey)), List.of(owner, Long.toString(leaseMillis),
+				ACQUIRE, List.of(lockKey), List.of(owner, Long.toString(leaseMillis),
 						Long.toString(fenceRetention(leaseMillis)), flag(willWait), flag(othersWait)),
 				"acquire", () -> call(undo), undo);
 	}
@@ -397,9 +397,8 @@ final class LockCommands {
 	 * The script call of {@link #release}.
 	 */
 	ScriptCall releaseCall(String lockKey, String owner, long token, String message, long holdAtLeastMillis) {
-		return new ScriptCall(RELEASE, List.of(lockKey, this.keys.fenceKey(lockKey)),
-				List.of(owner, this.keys.releaseChannel(lockKey), message, Long.toString(token),
-						Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis), this.sharded),
+		return new ScriptCall(RELEASE, List.of(lockKey), List.of(owner, this.keys.releaseChannel(lockKey), message,
+				Long.toString(token), Long.toString(fenceRetention(0)), Long.toString(holdAtLeastMillis), this.sharded),
 				"release");
 	}
 
@@ -499,12 +498,12 @@ final class LockCommands {
 	}
 
 	/**
-	 * Return the owner id written in a lock hash (exclusive lock or write side), or
-	 * {@code null} when there is none.
+	
+	
 	 */
 	@Nullable String owner(String lockKey) {
-		Object owner = this.redis.opsForHash().get(lockKey, "owner");
-		return (owner != null) ? owner.toString() : null;
+		List<?> found = this.redis.execute(HOLDER, List.of(lockKey));
+		return (found != null && !found.isEmpty()) ? (String) found.get(0) : null;
 	}
 
 	/**
@@ -585,12 +584,29 @@ final class LockCommands {
 	}
 
 	boolean exists(String lockKey) {
+		if (isExclusive(lockKey)) {
+			return !remainingLease(lockKey).isZero();
+		}
 		return Boolean.TRUE.equals(this.redis.hasKey(lockKey));
 	}
 
 	Duration remainingLease(String lockKey) {
+		if (isExclusive(lockKey)) {
+			// Its key outlives the hold, which ends at the deadline the key records.
+			List<?> found = this.redis.execute(HOLDER, List.of(lockKey));
+			long millis = (found != null && found.size() == 3) ? ((Number) found.get(2)).longValue() : 0;
+			return (millis > 0) ? Duration.ofMillis(millis) : Duration.ZERO;
+		}
 		Long millis = this.redis.getExpire(lockKey, TimeUnit.MILLISECONDS);
 		return (millis != null && millis > 0) ? Duration.ofMillis(millis) : Duration.ZERO;
+	}
+
+	/**
+	 * Whether a key is an exclusive lock's (a string with the hold's deadline, see
+	 * {@code acquire.lua}): the only lock keys that end in the hash tag's brace.
+	 */
+	private static boolean isExclusive(String lockKey) {
+		return lockKey.endsWith("}");
 	}
 
 	boolean isCluster() {

@@ -9,14 +9,15 @@ import org.springframework.util.Assert;
  * Redis key layout of the locks. For a lock named {@code N} under the key prefix
  * {@code P}:
  * <ul>
- * <li>{@code P:{N}} — hash: {@code owner} (instance id, thread id and acquisition
- * number), {@code token} (fencing token), {@code waiters} (present when someone waits),
- * {@code kept} (present once released but kept for its hold-at-least: never renewed
- * again), {@code fixed} (present once its holder extended it to a lease of its own: never
- * renewed by the watchdog again), {@code atleast} (the hold-at-least deadline its last
- * extension recorded, in Redis server milliseconds); it expires with the lease;</li>
- * <li>{@code P:{N}:fence} — the last fencing token issued, kept for a while after the
- * lock is gone;</li>
+ * <li>{@code P:{N}} — string {@code token:until:flags:atleast:owner}: the last fencing
+ * token issued, the hold's deadline in Redis server milliseconds ({@code 0} once
+ * released), flags ({@code w} someone waits, {@code k} released but kept for its
+ * hold-at-least: never renewed again, {@code f} extended to a lease of its holder's own:
+ * never renewed by the watchdog again), the hold-at-least deadline its last extension
+ * recorded (server milliseconds, or empty) and the holder's owner id (instance id, thread
+ * id and acquisition number). The hold ends at its deadline; the key outlives it by the
+ * fencing retention, keeping the last token ({@code acquire.lua},
+ * {@code docs/DESIGN.md});</li>
  * <li>channel {@code P:{N}:released} — carries the releasing instance's id and the lock
  * key on each release that someone waits for (sharded on a Redis Cluster: the lock's
  * slot); instances subscribe to it while they wait for the lock;</li>
@@ -31,7 +32,8 @@ import org.springframework.util.Assert;
  * for its hold-at-least as {@code owner:kept}), {@code P:{N}:read-atleast} (sorted set:
  * reader owner id → the hold-at-least deadline its last extension recorded, server
  * milliseconds), {@code P:{N}:queued} (owner of a waiting writer, for a lease),
- * {@code P:{N}:waiters} (present while someone waits) and the same {@code P:{N}:fence}.
+ * {@code P:{N}:waiters} (present while someone waits) and {@code P:{N}:fence} (the last
+ * fencing token, kept for a while after the lock is gone).
  * <p>
  * Every key of a name carries the hash tag {@code {N}}, so every script touches one
  * Cluster slot; braces and backslashes of the name are escaped in the tag

@@ -1,57 +1,73 @@
--- Release an exclusive lock if the caller owns it. One round trip. Runs after
--- release-common.lua (holdRemainderMs, markReleased).
--- KEYS[1] lock hash, KEYS[2] fencing counter
+-- Release an exclusive lock if the caller owns it. One round trip: three commands (GET,
+-- TIME, SET), and a publish when someone waits. Runs after release-common.lua (publish).
+-- KEYS[1] the lock (a string, see acquire.lua)
 -- ARGV[1] owner id, ARGV[2] release channel, ARGV[3] message, ARGV[4] the hold's fencing
--- token ('0' when unknown), ARGV[5] fencing counter retention ms, ARGV[6] hold-at-least
--- ms ('0' for none): the lock stays taken until that long after it was acquired. With the
--- token, timed by this server: the token is at least the server's clock in microseconds
--- when it was issued. Without it (RedLock), counted from now. ARGV[7] '1' to publish a
--- sharded message (see publish in release-common.lua). A hold that was extended keeps
--- the hold-at-least its extension recorded ('atleast', counted from the extension), when
--- that ends later.
--- Returns 1 when released (now or by an earlier run of this same release), 0 when no lock
--- was there, -1 when another owner holds it (then the lock is left untouched). A hold kept
--- for its hold-at-least gets the field 'kept' (the watchdog's renewal skips it), and its
--- waiters are told at once, as they would be of a release.
-local fields = redis.call('HMGET', KEYS[1], 'owner', 'waiters', 'atleast')
-local owner = fields[1]
+-- token ('0' when unknown), ARGV[5] retention ms (how long the key outlives the hold),
+-- ARGV[6] hold-at-least ms ('0' for none): the lock stays taken until that long after it
+-- was acquired. With the token, timed by this server: the token is at least the server's
+-- clock in microseconds when it was issued. Without it (RedLock), counted from now.
+-- ARGV[7] '1' to publish a sharded message (see publish in release-common.lua). A hold
+-- that was extended keeps the hold-at-least its extension recorded (counted from the
+-- extension), when that ends later.
+-- Returns 1 when released (now or by an earlier run of this same release), 0 when the
+-- hold was gone (its lease ran out, or it was deleted), -1 when another owner holds it
+-- (then the lock is left untouched). The key is kept, with the last token and the owner,
+-- its deadline 0: a release re-sent after a reconnect finds it so. A hold kept for its
+-- hold-at-least gets the flag 'k' and a deadline that far off (the watchdog's renewal
+-- skips it), and its waiters are told at once, as they would be of a release.
+local value = redis.pcall('GET', KEYS[1])
+if type(value) == 'table' then
+  -- A layout-1 hash (before 2026-11-27): not a hold of this layout.
+  if redis.call('HEXISTS', KEYS[1], 'owner') == 1 then
+    return -1
+  end
+  return 0
+end
+if not value then
+  return 0
+end
+local token, untilMs, flags, atleast, owner = string.match(value, '^(%d+):(%d+):(%a*):(%d*):(.*)$')
+local time = redis.call('TIME')
+local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local nowMs = math.floor(nowUs / 1000)
+untilMs = tonumber(untilMs)
 if owner ~= ARGV[1] then
-  -- A release that the client re-sent after a reconnect finds the mark its first run left.
-  if ARGV[4] ~= '0' and redis.call('GET', KEYS[2]) == '-' .. ARGV[4] then
-    return 1
+  if untilMs > nowMs then
+    return -1
   end
-  if owner == false then
-    return 0
-  end
-  return -1
+  return 0
+end
+if untilMs == 0 or string.find(flags, 'k', 1, true) then
+  -- Released already: this release re-sent after a reconnect, or the hold being kept.
+  return 1
+end
+if untilMs <= nowMs then
+  -- Its lease ran out: nobody took it since, but the hold was gone.
+  redis.call('SET', KEYS[1], token .. ':0::' .. atleast .. ':' .. owner, 'KEEPTTL')
+  return 0
 end
 local keep = 0
 if ARGV[6] ~= '0' then
   keep = tonumber(ARGV[6])
   if ARGV[4] ~= '0' then
-    keep = holdRemainderMs(ARGV[4], ARGV[6])
+    keep = math.ceil((tonumber(ARGV[4]) + keep * 1000 - nowUs) / 1000)
   end
 end
-if fields[3] then
-  keep = math.max(keep, atLeastRemainderMs(fields[3]))
+if atleast ~= '' then
+  keep = math.max(keep, tonumber(atleast) - nowMs)
 end
+local waiters = string.find(flags, 'w', 1, true)
 if keep > 0 then
   -- Still ours until then: nobody, not even this instance's next run, takes it sooner.
   -- Marked kept, so that a renewal on its way cannot stretch it back to a whole lease;
   -- waiters are told, so that they wait for the shorter time, not the lease they saw.
-  redis.call('PEXPIRE', KEYS[1], keep)
-  redis.call('HSET', KEYS[1], 'kept', '1')
-  -- (A run of this release re-sent after the kept hold ended finds the mark.)
-  markReleased(KEYS[2], ARGV[4], ARGV[5])
-  if fields[2] then
-    publish(ARGV[2], ARGV[3], ARGV[7])
-  end
-  return 1
+  redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', nowMs + keep) .. ':k:' .. atleast .. ':' .. owner,
+    'PX', keep + tonumber(ARGV[5]))
+else
+  redis.call('SET', KEYS[1], token .. ':0::' .. atleast .. ':' .. owner, 'KEEPTTL')
 end
-redis.call('DEL', KEYS[1])
-markReleased(KEYS[2], ARGV[4], ARGV[5])
 -- Publish only when someone waits: an uncontended release sends no message.
-if fields[2] then
+if waiters then
   publish(ARGV[2], ARGV[3], ARGV[7])
 end
 return 1

@@ -1,5 +1,5 @@
 -- Renew the leases of many holds at once (the watchdog's tick). All KEYS share one slot.
--- KEYS[i] a lock hash (exclusive lock, or write side) or a zset of holders with deadlines
+-- KEYS[i] an exclusive lock (string), a write side (hash) or a zset of holders with deadlines
 -- (read side, semaphore permits)
 -- ARGV[1] lease ms, ARGV[i + 1] owner id of KEYS[i]
 -- Returns a list: 1 where the lease was renewed, 0 where the hold is gone, not ours,
@@ -11,10 +11,26 @@ local result = {}
 for i, key in ipairs(KEYS) do
   local owner = ARGV[i + 1]
   result[i] = 0
-  -- The sorted sets are the keys ending in ':read' (readers) or ':permits' (a
-  -- semaphore); every other lock key (ending in '}' or ':write') is a hash. Read off the
-  -- name, which costs no command.
-  if string.sub(key, -5) ~= ':read' and string.sub(key, -8) ~= ':permits' then
+  -- The kind is read off the name, which costs no command: an exclusive lock's key ends
+  -- in '}' (a string), the sorted sets in ':read' (readers) or ':permits' (a semaphore),
+  -- a write side in ':write' (a hash).
+  if string.sub(key, -1) == '}' then
+    -- An exclusive lock: a string 'token:until:flags:atleast:owner' (acquire.lua). Not
+    -- renewed when kept ('k') or fixed ('f'), or when its deadline has passed.
+    if nowMs == nil then
+      local time = redis.call('TIME')
+      nowMs = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+    end
+    local value = redis.pcall('GET', key)
+    if type(value) == 'string' then
+      local token, untilMs, flags, atleast, holder = string.match(value, '^(%d+):(%d+):(%a*):(%d*):(.*)$')
+      if holder == owner and tonumber(untilMs) > nowMs and not string.find(flags, '[kf]') then
+        redis.call('SET', key, token .. ':' .. string.format('%.0f', nowMs + lease) .. ':' .. flags .. ':' .. atleast
+          .. ':' .. holder, 'PX', lease + math.max(2 * lease, 60000))
+        result[i] = 1
+      end
+    end
+  elseif string.sub(key, -5) ~= ':read' and string.sub(key, -8) ~= ':permits' then
     -- A hold kept for its hold-at-least after its release ('kept') is never renewed, nor
     -- one whose lease its holder fixed by extending it ('fixed', extend.lua): a renewal
     -- sent before the extension may run after it on a client that does not keep one

@@ -19,6 +19,7 @@ import io.github.redislock.core.LockLostEvent;
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.ReactiveLockContext;
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
@@ -125,9 +126,9 @@ class AsyncLockTests {
 					(token) -> Mono.<Long>never().doOnSubscribe((s) -> held.complete(token)))
 			.subscribe();
 		assertThat(held.join()).isPositive();
-		assertThat(raw().hasKey(lockKey())).isTrue();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).isTrue();
 		subscription.dispose();
-		await().atMost(Duration.ofSeconds(5)).until(() -> !raw().hasKey(lockKey()));
+		await().atMost(Duration.ofSeconds(5)).until(() -> !LockRecords.isHeld(raw(), lockKey()));
 		assertThat(template.getActiveHoldCount()).isZero();
 	}
 
@@ -164,13 +165,13 @@ class AsyncLockTests {
 		DefaultRedisLockTemplate template = this.templates.create(Duration.ofMillis(600));
 		CompletableFuture<String> work = new CompletableFuture<>();
 		CompletableFuture<String> result = template.executeAsync(this.name, Duration.ZERO, null, () -> work);
-		await().atMost(Duration.ofSeconds(5)).until(() -> raw().hasKey(lockKey()));
+		await().atMost(Duration.ofSeconds(5)).until(() -> LockRecords.isHeld(raw(), lockKey()));
 		await().pollDelay(Duration.ofMillis(1800)).atMost(Duration.ofSeconds(5)).until(() -> true);
-		assertThat(raw().hasKey(lockKey())).as("renewed by the watchdog after three leases").isTrue();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).as("renewed by the watchdog after three leases").isTrue();
 		assertThat(result).isNotDone();
 		work.complete("done");
 		assertThat(result.join()).isEqualTo("done");
-		assertThat(raw().hasKey(lockKey())).as("released before the result completed").isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).as("released before the result completed").isFalse();
 	}
 
 	@Test
@@ -181,7 +182,7 @@ class AsyncLockTests {
 		assertThatExceptionOfType(Exception.class).isThrownBy(result::join)
 			.withRootCauseInstanceOf(IllegalStateException.class)
 			.withMessageContaining("work failed");
-		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).isFalse();
 		assertThat(template.getActiveHoldCount()).isZero();
 	}
 
@@ -191,8 +192,8 @@ class AsyncLockTests {
 		RedisLock lock = template.getLock(this.name).withHoldAtLeast(Duration.ofSeconds(2));
 		LockHandle hold = lock.tryAcquireAsync(Duration.ZERO, null).get(10, TimeUnit.SECONDS).orElseThrow();
 		hold.releaseAsync().get(10, TimeUnit.SECONDS);
-		assertThat(raw().hasKey(lockKey())).as("kept for what remains of holdAtLeast").isTrue();
-		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 2000L);
+		assertThat(LockRecords.isHeld(raw(), lockKey())).as("kept for what remains of holdAtLeast").isTrue();
+		assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).isBetween(1L, 2000L);
 		assertThat(template.getActiveHoldCount()).isZero();
 	}
 
@@ -215,9 +216,9 @@ class AsyncLockTests {
 		ExecutorService threads = Executors.newFixedThreadPool(2);
 		try {
 			assertThat(threads.submit(() -> handle.extend(Duration.ofSeconds(20))).get(10, TimeUnit.SECONDS)).isTrue();
-			assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(10_000L, 20_000L);
+			assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).isBetween(10_000L, 20_000L);
 			await().pollDelay(Duration.ofMillis(700)).atMost(Duration.ofSeconds(5)).until(() -> true);
-			assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).as("no longer renewed")
+			assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).as("no longer renewed")
 				.isBetween(10_000L, 19_500L);
 			assertThat(other.tryLock(Duration.ZERO, null)).isFalse();
 			threads.submit(handle::release).get(10, TimeUnit.SECONDS);
@@ -226,9 +227,9 @@ class AsyncLockTests {
 			threads.shutdownNow();
 		}
 		assertThat(handle.isHeld()).isFalse();
-		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).isFalse();
 		assertThat(handle.extend(Duration.ofSeconds(5))).as("after its release").isFalse();
-		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).isFalse();
 		assertThat(template.getActiveHoldCount()).isZero();
 		assertThat(other.tryLock(Duration.ZERO, null)).isTrue();
 		other.unlock();
@@ -243,7 +244,7 @@ class AsyncLockTests {
 		raw().delete(lockKey());
 		assertThat(handle.extend(Duration.ofSeconds(30))).isFalse();
 		assertThat(handle.isHeld()).isFalse();
-		assertThat(raw().hasKey(lockKey())).isFalse();
+		assertThat(LockRecords.isHeld(raw(), lockKey())).isFalse();
 		await().atMost(Duration.ofSeconds(5)).until(() -> lost.size() == 1);
 		assertThat(lost.get(0).getFencingToken()).isEqualTo(handle.fencingToken());
 		assertThatExceptionOfType(LockLostException.class).isThrownBy(handle::release);
@@ -258,7 +259,7 @@ class AsyncLockTests {
 			.orElseThrow();
 		handle.release();
 		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least").isFalse();
-		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 800L);
+		assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).isBetween(1L, 800L);
 		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> other.tryLock(Duration.ZERO, null));
 		other.unlock();
 		LockHandle extended = template.tryAcquire(this.name, Duration.ZERO, null, Duration.ofMillis(800)).orElseThrow();
@@ -281,7 +282,7 @@ class AsyncLockTests {
 		assertThat(none.extend(Duration.ofSeconds(30), Duration.ofMillis(800))).isTrue();
 		none.release();
 		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for the extension's hold-at-least").isFalse();
-		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(1L, 800L);
+		assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).isBetween(1L, 800L);
 		await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> other.tryLock(Duration.ZERO, null));
 		assertThat(Duration.ofNanos(System.nanoTime() - extendedAt)).isGreaterThanOrEqualTo(Duration.ofMillis(700));
 		other.unlock();
@@ -360,12 +361,13 @@ class AsyncLockTests {
 				() -> CompletableFuture.completedFuture("done"));
 		assertThat(result.join()).isEqualTo("done");
 		assertThat(other.tryLock(Duration.ZERO, null)).as("kept for its hold-at-least").isFalse();
-		assertThat(raw().getExpire(lockKey(), TimeUnit.MILLISECONDS)).isBetween(20_000L, 30_000L);
+		assertThat(LockRecords.leaseLeftMillis(raw(), lockKey())).isBetween(20_000L, 30_000L);
 		assertThat(template
 			.executeAsync(this.name + "-none", Duration.ZERO, null, null,
 					() -> CompletableFuture.completedFuture("none"))
 			.join()).isEqualTo("none");
-		assertThat(raw().hasKey("redislock:{" + this.name + "-none}")).as("no hold-at-least: released").isFalse();
+		assertThat(LockRecords.isHeld(raw(), "redislock:{" + this.name + "-none}")).as("no hold-at-least: released")
+			.isFalse();
 	}
 
 	@Test

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisReadWriteLock;
 import io.github.redislock.core.SemaphorePermit;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
@@ -84,7 +85,7 @@ class LockTransitionTests {
 			RedisLock held = holder.getLock(this.name);
 			assertThat(this.holderThread.submit(() -> held.tryLock(Duration.ZERO, null)).get()).isTrue();
 			Future<Long> got = waitFor(waiter.getLock(this.name));
-			await().atMost(WAKE_UP_BOUND).until(() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters")));
+			await().atMost(WAKE_UP_BOUND).until(() -> LockRecords.hasWaiters(this.raw, lockKey()));
 			killPubSubConnections();
 			long released = System.nanoTime();
 			this.holderThread.submit(held::unlock).get();
@@ -99,7 +100,7 @@ class LockTransitionTests {
 		DefaultRedisLockTemplate holder = this.templates.create(LONG_LEASE);
 		DefaultRedisLockTemplate waiter = this.templates.create(LONG_LEASE);
 		handedOverWhenTheHoldAtLeastEnds(holder.getLock(this.name), waiter.getLock(this.name),
-				() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters")));
+				() -> LockRecords.hasWaiters(this.raw, lockKey()));
 	}
 
 	@Test
@@ -169,8 +170,7 @@ class LockTransitionTests {
 		assertThat(this.holderThread.submit(() -> held.tryLock(Duration.ZERO, null)).get()).isTrue();
 		Future<Long> got = waitFor(waiter.getLock(this.name));
 		await().atMost(WAKE_UP_BOUND)
-			.until(() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters"))
-					&& waiter.signals().waiterCount() == 1);
+			.until(() -> LockRecords.hasWaiters(this.raw, lockKey()) && waiter.signals().waiterCount() == 1);
 		waiter.stop();
 		long released = System.nanoTime();
 		this.holderThread.submit(held::unlock).get();
@@ -199,11 +199,13 @@ class LockTransitionTests {
 			kept.unlock();
 			boolean[] renewed = holder.commands().renew(List.of(key), List.of(hold.owner()), LONG_LEASE.toMillis());
 			assertThat(renewed[0]).as("the renewal of a kept hold of " + key).isFalse();
-			Long ttl = this.raw.getExpire(key, TimeUnit.MILLISECONDS);
+			Long ttl = key.equals(exclusiveKey) ? LockRecords.leaseLeftMillis(this.raw, key)
+					: this.raw.getExpire(key, TimeUnit.MILLISECONDS);
 			assertThat(ttl).as("time to live of " + key).isPositive().isLessThanOrEqualTo(3000);
 			// Free again for the next round.
 			await().atMost(WAKE_UP_BOUND)
-				.until(() -> key.equals(rwKeys.readers()) ? isEmptyReaders(key) : !this.raw.hasKey(key));
+				.until(() -> key.equals(rwKeys.readers()) ? isEmptyReaders(key)
+						: key.equals(exclusiveKey) ? !LockRecords.isHeld(this.raw, key) : !this.raw.hasKey(key));
 		}
 	}
 
@@ -226,9 +228,11 @@ class LockTransitionTests {
 		holder.stop();
 		// The watchdog ticks every half second meanwhile: it must leave the kept hold
 		// alone.
-		await().atMost(WAKE_UP_BOUND).until(() -> !this.raw.hasKey(lockKey()));
+		await().atMost(WAKE_UP_BOUND).until(() -> !LockRecords.isHeld(this.raw, lockKey()));
 		assertThat(Duration.ofNanos(System.nanoTime() - acquired)).isGreaterThanOrEqualTo(Duration.ofMillis(900));
-		await().pollDelay(Duration.ofSeconds(1)).atMost(WAKE_UP_BOUND).until(() -> !this.raw.hasKey(lockKey()));
+		await().pollDelay(Duration.ofSeconds(1))
+			.atMost(WAKE_UP_BOUND)
+			.until(() -> !LockRecords.isHeld(this.raw, lockKey()));
 	}
 
 	/**

@@ -13,6 +13,7 @@ import io.github.redislock.core.LockAcquisitionException;
 import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.lettuce.core.ClientOptions;
@@ -104,7 +105,7 @@ class RedLockTests {
 			.isFalse();
 		// Kept where it was granted: on a majority at least.
 		long keeping = this.nodes.stream()
-			.map((node) -> node.template().getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS))
+			.map((node) -> LockRecords.leaseLeftMillis(node.template(), "redislock:{" + this.name + "}"))
 			.filter((ttl) -> ttl != null && ttl >= 20_000 && ttl <= 30_000)
 			.count();
 		assertThat(keeping).isGreaterThanOrEqualTo(3);
@@ -271,7 +272,7 @@ class RedLockTests {
 		try {
 			assertThat(thread.submit(() -> handle.extend(Duration.ofSeconds(20))).get(10, TimeUnit.SECONDS)).isTrue();
 			long extended = this.nodes.stream()
-				.map((node) -> node.template().getExpire("redislock:{" + this.name + "}", TimeUnit.MILLISECONDS))
+				.map((node) -> LockRecords.leaseLeftMillis(node.template(), "redislock:{" + this.name + "}"))
 				.filter((ttl) -> ttl != null && ttl > 10_000 && ttl <= 20_000)
 				.count();
 			assertThat(extended).as("nodes holding the new lease").isGreaterThanOrEqualTo(3);

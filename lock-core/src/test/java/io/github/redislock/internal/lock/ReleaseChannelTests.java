@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisCluster;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
@@ -97,9 +98,10 @@ class ReleaseChannelTests {
 		Future<Boolean> gotX = waitFor(waiterOfX.getLock(this.x));
 		Future<Boolean> gotY = waitFor(waiterOfY.getLock(this.y));
 		await().atMost(WAKE_UP_BOUND)
-			.until(() -> subscribers(this.x) == 1 && subscribers(this.y) == 1 && this.raw.hasKey(lockKey(this.x))
-					&& "1".equals(this.raw.opsForHash().get(lockKey(this.y), "waiters"))
-					&& "1".equals(this.raw.opsForHash().get(lockKey(this.x), "waiters")));
+			.until(() -> subscribers(this.x) == 1 && subscribers(this.y) == 1
+					&& LockRecords.isHeld(this.raw, lockKey(this.x))
+					&& LockRecords.hasWaiters(this.raw, lockKey(this.y))
+					&& LockRecords.hasWaiters(this.raw, lockKey(this.x)));
 		assertThat(waiterOfX.signals().listeningCount()).isOne();
 		assertThat(waiterOfY.signals().listeningCount()).isOne();
 		assertThat(bystander.signals().listeningCount()).isZero();

@@ -14,6 +14,7 @@ import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.faults.LockWaiterProcess;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.github.redislock.test.TcpProxy;
@@ -95,8 +96,8 @@ class ReleaseConnectionFaultTests {
 				return at;
 			});
 			await().atMost(WAKE_UP_BOUND)
-				.until(() -> "1".equals(this.raw.opsForHash().get(lockKey(), "waiters"))
-						&& instance.signals().waiterCount() == 1 && pubSubClients() == 1);
+				.until(() -> LockRecords.hasWaiters(this.raw, lockKey()) && instance.signals().waiterCount() == 1
+						&& pubSubClients() == 1);
 			// The release runs, its answer (and message) never arrive: it times out.
 			proxy.dropReplies();
 			long released = System.nanoTime();
@@ -137,8 +138,7 @@ class ReleaseConnectionFaultTests {
 					return at;
 				});
 				await().atMost(WAKE_UP_BOUND)
-					.until(() -> waiter.signals().listeningCount() == 1
-							&& "1".equals(this.raw.opsForHash().get(lockKey(), "waiters")));
+					.until(() -> waiter.signals().listeningCount() == 1 && LockRecords.hasWaiters(this.raw, lockKey()));
 				// The release message is lost on a connection that says nothing any more.
 				proxy.silenceSubscribers();
 				long released = System.nanoTime();
@@ -249,9 +249,9 @@ class ReleaseConnectionFaultTests {
 				.isLessThan(Duration.ofSeconds(15));
 			// Sent before the stop returned: they run once Redis answers again.
 			await().atMost(WAKE_UP_BOUND)
-				.until(() -> !this.raw.hasKey("redislock:{" + this.name + "-0}")
-						&& !this.raw.hasKey("redislock:{" + this.name + "-1}")
-						&& !this.raw.hasKey("redislock:{" + this.name + "-2}"));
+				.until(() -> !LockRecords.isHeld(this.raw, "redislock:{" + this.name + "-0}")
+						&& !LockRecords.isHeld(this.raw, "redislock:{" + this.name + "-1}")
+						&& !LockRecords.isHeld(this.raw, "redislock:{" + this.name + "-2}"));
 			holder.submit(() -> {
 				for (int i = 0; i < 3; i++) {
 					RedisLock lock = instance.getLock(this.name + "-" + i);

@@ -5,6 +5,7 @@ import java.util.UUID;
 
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import org.junit.jupiter.api.AfterEach;
@@ -62,7 +63,7 @@ class ReplicaAcknowledgementTests {
 	void acknowledgedLockIsOnTheReplicaWhenTheAcquireReturns() {
 		RedisLock lock = acknowledged(1).getLock(this.name);
 		assertThat(lock.tryLock(Duration.ZERO, null)).isTrue();
-		assertThat(this.replica.template().hasKey("redislock:{" + this.name + "}")).isTrue();
+		assertThat(LockRecords.isHeld(this.replica.template(), "redislock:{" + this.name + "}")).isTrue();
 		lock.unlock();
 		RedisLock write = acknowledged(1).getReadWriteLock(this.name).writeLock();
 		assertThat(write.tryLock(Duration.ZERO, null)).isTrue();
@@ -101,7 +102,7 @@ class ReplicaAcknowledgementTests {
 		try {
 			var taking = threads.submit(() -> unacknowledged.tryLock(Duration.ZERO, null));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+				.until(() -> LockRecords.isHeld(this.master.template(), "redislock:{" + this.name + "}"));
 			long start = System.nanoTime();
 			var waiting = threads.submit(() -> waiter.tryLock(Duration.ofSeconds(20), null));
 			assertThat(taking.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("not acknowledged").isFalse();
@@ -129,7 +130,7 @@ class ReplicaAcknowledgementTests {
 			// timeout for it.
 			var acquiring = thread.submit(() -> locks.getLock(this.name).tryLock(Duration.ZERO, null));
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> this.master.template().hasKey("redislock:{" + this.name + "}"));
+				.until(() -> LockRecords.isHeld(this.master.template(), "redislock:{" + this.name + "}"));
 			long start = System.nanoTime();
 			assertThat(application.opsForValue().get("app-key")).isEqualTo("app-value");
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the application's own command")
@@ -227,7 +228,7 @@ class ReplicaAcknowledgementTests {
 				await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(10)).until(() -> true);
 				assertThat(thread.submit(lock::isHeldByCurrentThread).get(5, java.util.concurrent.TimeUnit.SECONDS))
 					.isTrue();
-				assertThat(this.master.template().hasKey("redislock:{" + this.name + "}"))
+				assertThat(LockRecords.isHeld(this.master.template(), "redislock:{" + this.name + "}"))
 					.as("the hold of the thread that believes it holds the lock (60 s lease)")
 					.isTrue();
 				thread.submit(lock::unlock).get(5, java.util.concurrent.TimeUnit.SECONDS);

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.core.RedisLock;
+import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisMode;
 import io.github.redislock.test.RedisTarget;
@@ -89,7 +90,7 @@ class WakeUpTests {
 				acquiredAt.set(System.nanoTime());
 				return acquired;
 			});
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.raw.opsForHash().hasKey(lockKey(), "waiters"));
+			await().atMost(Duration.ofSeconds(10)).until(() -> LockRecords.hasWaiters(this.raw, lockKey()));
 			long releasedAt = holderThread.submit(() -> {
 				holder.unlock();
 				return System.nanoTime();
