@@ -38,13 +38,13 @@ elseif value then
       -- fixed when an extension fixed it).
       if not string.find(flags, 'f', 1, true) then
         untilMs = nowMs + lease
-        redis.call('SET', KEYS[1], token .. ':' .. untilMs .. ':' .. flags .. ':' .. atleast .. ':' .. owner,
+        redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', untilMs) .. ':' .. flags .. ':' .. atleast .. ':' .. owner,
           'PX', lease + tonumber(ARGV[3]))
       end
       return tonumber(token)
     end
     if ARGV[4] == '1' and not string.find(flags, 'w', 1, true) then
-      redis.call('SET', KEYS[1], token .. ':' .. untilMs .. ':' .. flags .. 'w:' .. atleast .. ':' .. owner, 'KEEPTTL')
+      redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', untilMs) .. ':' .. flags .. 'w:' .. atleast .. ':' .. owner, 'KEEPTTL')
     end
     return nowMs - untilMs
   end
