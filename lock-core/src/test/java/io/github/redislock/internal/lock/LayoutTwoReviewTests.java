@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 
 /**
  * Hostile review of layout 2 (the exclusive lock as one string
- * {@code token:until:flags:atleast:owner}). Each test states what the design promises;
- * a failing test is a defect.
+ * {@code token:until:flags:atleast:owner}). Each test states what the design promises; a
+ * failing test is a defect.
  */
 @ExtendWith(RedisExtension.class)
 class LayoutTwoReviewTests {
@@ -64,9 +64,9 @@ class LayoutTwoReviewTests {
 
 	/**
 	 * acquire.lua's "held by another" branch writes the deadline back with a plain Lua
-	 * concatenation ({@code .. untilMs ..}), which formats numbers with %.14g: a
-	 * deadline of 15 digits comes out as {@code 1.0179...e+14} and the record no longer
-	 * parses; every later script on the lock then fails.
+	 * concatenation ({@code .. untilMs ..}), which formats numbers with %.14g: a deadline
+	 * of 15 digits comes out as {@code 1.0179...e+14} and the record no longer parses;
+	 * every later script on the lock then fails.
 	 */
 	@Test
 	void aWaiterOnALockWithAVeryLongLeaseLeavesItsRecordReadable() {
@@ -83,8 +83,7 @@ class LayoutTwoReviewTests {
 		String after = this.raw.opsForValue().get(this.key);
 		assertThat(after).as("the record after a waiter flagged it (was %s)", before)
 			.matches("\\d+:\\d+:[a-z]*:\\d*:.*");
-		assertThatCode(() -> commands.release(this.key, holder, token, "m", 0))
-			.as("its holder can still release it")
+		assertThatCode(() -> commands.release(this.key, holder, token, "m", 0)).as("its holder can still release it")
 			.doesNotThrowAnyException();
 	}
 
@@ -132,14 +131,15 @@ class LayoutTwoReviewTests {
 	}
 
 	/**
-	 * docs/migrating.md and DESIGN.md: "Locks used only by layout-1 instances keep working
-	 * until those stop." A layout-1 instance renews all its holds (of one slot) in one
-	 * renew.lua call. When one of those holds lapsed (a pause, a network hiccup) and a
-	 * layout-2 instance took that lock meanwhile, layout 1's HMGET on the string fails the
-	 * whole script with WRONGTYPE: before this change the renewal answered 0 for the lapsed
-	 * hold (one loss reported) and renewed the others; now no hold after it in the batch
-	 * is renewed, on every tick (WatchdogRenewer retries the whole batch), so the layout-1
-	 * instance loses every lock it holds, also those only layout-1 instances use.
+	 * docs/migrating.md and DESIGN.md: "Locks used only by layout-1 instances keep
+	 * working until those stop." A layout-1 instance renews all its holds (of one slot)
+	 * in one renew.lua call. When one of those holds lapsed (a pause, a network hiccup)
+	 * and a layout-2 instance took that lock meanwhile, layout 1's HMGET on the string
+	 * fails the whole script with WRONGTYPE: before this change the renewal answered 0
+	 * for the lapsed hold (one loss reported) and renewed the others; now no hold after
+	 * it in the batch is renewed, on every tick (WatchdogRenewer retries the whole
+	 * batch), so the layout-1 instance loses every lock it holds, also those only
+	 * layout-1 instances use.
 	 */
 	@Test
 	@SuppressWarnings("unchecked")
@@ -157,13 +157,15 @@ class LayoutTwoReviewTests {
 		List<Object> renewed = null;
 		Throwable failure = null;
 		try {
-			renewed = (List<Object>) this.raw.execute(OLD_RENEW, List.of(lapsedKey, otherKey), "30000", "old:1:1", "old:1:2");
+			renewed = (List<Object>) this.raw.execute(OLD_RENEW, List.of(lapsedKey, otherKey), "30000", "old:1:1",
+					"old:1:2");
 		}
 		catch (RuntimeException ex) {
 			failure = ex;
 		}
-		assertThat(failure).as("the layout-1 renewal of its two holds failed: %s",
-				(failure != null) ? NestedExceptionUtils.getMostSpecificCause(failure).getMessage() : "")
+		assertThat(failure)
+			.as("the layout-1 renewal of its two holds failed: %s",
+					(failure != null) ? NestedExceptionUtils.getMostSpecificCause(failure).getMessage() : "")
 			.isNull();
 		assertThat(renewed).containsExactly(0L, 1L);
 		assertThat(this.raw.getExpire(otherKey, java.util.concurrent.TimeUnit.MILLISECONDS))
@@ -219,8 +221,8 @@ class LayoutTwoReviewTests {
 
 	/**
 	 * DESIGN.md: the key outlives the hold by the retention, "twice the lease, at least a
-	 * minute" (layout 1 kept the counter that long, also after a release). A release
-	 * kept for its hold-at-least rewrites the key with PX keep + one minute instead.
+	 * minute" (layout 1 kept the counter that long, also after a release). A release kept
+	 * for its hold-at-least rewrites the key with PX keep + one minute instead.
 	 */
 	@Test
 	void aReleaseKeptForItsHoldAtLeastKeepsTheTokenForTheRetentionOfItsLease() {
