@@ -498,8 +498,8 @@ final class LockCommands {
 	}
 
 	/**
-	
-	
+	 * Return the owner id of whoever holds a lock (an exclusive lock, a write side, the
+	 * permit whose lease ends last), or {@code null} when no one does.
 	 */
 	@Nullable String owner(String lockKey) {
 		List<?> found = this.redis.execute(HOLDER, List.of(lockKey));

@@ -39,7 +39,7 @@ elseif value then
       if not string.find(flags, 'f', 1, true) then
         untilMs = nowMs + lease
         redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', untilMs) .. ':' .. flags .. ':' .. atleast .. ':' .. owner,
-          'PX', lease + tonumber(ARGV[3]))
+          'PX', string.format('%.0f', lease + tonumber(ARGV[3])))
       end
       return tonumber(token)
     end
@@ -62,5 +62,5 @@ if ARGV[5] == '1' then
   flags = 'w'
 end
 redis.call('SET', KEYS[1], text .. ':' .. string.format('%.0f', nowMs + lease) .. ':' .. flags .. '::' .. ARGV[1],
-  'PX', lease + tonumber(ARGV[3]))
+  'PX', string.format('%.0f', lease + tonumber(ARGV[3])))
 return token

@@ -41,7 +41,7 @@ if string.sub(KEYS[1], -1) == '}' then
   end
   local lease = tonumber(ARGV[2])
   redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', nowMs + lease) .. ':' .. flags .. ':' .. atleast
-    .. ':' .. owner, 'PX', lease + math.max(2 * lease, 60000))
+    .. ':' .. owner, 'PX', string.format('%.0f', lease + math.max(2 * lease, 60000)))
   return 1
 end
 local fields = redis.call('HMGET', KEYS[1], 'owner', 'kept')

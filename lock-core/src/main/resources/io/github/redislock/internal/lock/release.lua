@@ -61,8 +61,11 @@ if keep > 0 then
   -- Still ours until then: nobody, not even this instance's next run, takes it sooner.
   -- Marked kept, so that a renewal on its way cannot stretch it back to a whole lease;
   -- waiters are told, so that they wait for the shorter time, not the lease they saw.
+  -- The key's time to live is never shortened: the token stays for the retention its
+  -- acquisition (or last renewal) gave it, from twice the lease, and longer if need be.
+  local ttl = math.max(keep + tonumber(ARGV[5]), redis.call('PTTL', KEYS[1]))
   redis.call('SET', KEYS[1], token .. ':' .. string.format('%.0f', nowMs + keep) .. ':k:' .. atleast .. ':' .. owner,
-    'PX', keep + tonumber(ARGV[5]))
+    'PX', string.format('%.0f', ttl))
 else
   redis.call('SET', KEYS[1], token .. ':0::' .. atleast .. ':' .. owner, 'KEEPTTL')
 end

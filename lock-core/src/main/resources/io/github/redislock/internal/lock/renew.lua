@@ -26,7 +26,7 @@ for i, key in ipairs(KEYS) do
       local token, untilMs, flags, atleast, holder = string.match(value, '^(%d+):(%d+):(%a*):(%d*):(.*)$')
       if holder == owner and tonumber(untilMs) > nowMs and not string.find(flags, '[kf]') then
         redis.call('SET', key, token .. ':' .. string.format('%.0f', nowMs + lease) .. ':' .. flags .. ':' .. atleast
-          .. ':' .. holder, 'PX', lease + math.max(2 * lease, 60000))
+          .. ':' .. holder, 'PX', string.format('%.0f', lease + math.max(2 * lease, 60000)))
         result[i] = 1
       end
     end
