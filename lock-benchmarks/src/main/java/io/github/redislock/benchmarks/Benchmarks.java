@@ -272,6 +272,7 @@ public final class Benchmarks {
 		sections.put("read", this::readLocks);
 		sections.put("redlock", this::redLock);
 		sections.put("queue", this::queue);
+		sections.put("queue-peers", this::queuePeers);
 		sections.put("memory", this::memory);
 		sections.put("replicas", this::replicas);
 		sections.put("async", this::async);
@@ -1283,6 +1284,157 @@ public final class Benchmarks {
 		this.targets.record("Queue: no task lost or run twice (checked by the run)",
 				result.lost() + " lost, " + result.ranTwice() + " ran twice",
 				result.lost() == 0 && result.ranTwice() == 0);
+	}
+
+	// The queue beside Rqueue (issue #34).
+
+	private void queuePeers() {
+		String ours = QueuePeers.Peer.OURS.title();
+		String rqueue = QueuePeers.Peer.RQUEUE.title();
+		Report.Grid grid = new Report.Grid();
+		Map<String, List<QueuePeers.Result>> results = new LinkedHashMap<>();
+		for (int round = 0; round < this.rounds; round++) {
+			Map<QueuePeers.Peer, QueuePeers.Result> thisRound = new LinkedHashMap<>();
+			List<QueuePeers.Peer> order = new ArrayList<>(List.of(QueuePeers.Peer.values()));
+			if (round % 2 == 1) {
+				java.util.Collections.reverse(order);
+			}
+			for (QueuePeers.Peer peer : order) {
+				progress("queue-peers round " + round + ", " + peer);
+				QueuePeers.Result result = QueuePeers.run(peer, this.redis, this.control, this::progress);
+				thisRound.put(peer, result);
+				results.computeIfAbsent(peer.title(), (key) -> new ArrayList<>()).add(result);
+			}
+			QueuePeers.Result base = thisRound.get(QueuePeers.Peer.RQUEUE);
+			for (QueuePeers.Peer peer : QueuePeers.Peer.values()) {
+				QueuePeers.Result result = thisRound.get(peer);
+				grid.at(peer.title(), "tasks/s end to end").add(result.tasksPerSecond(), base.tasksPerSecond());
+				grid.at(peer.title(), "enqueues/s in that run")
+					.add(result.enqueuesPerSecond(), base.enqueuesPerSecond());
+				grid.at(peer.title(), "lag p50 ms at 10,000/s").add(result.lagP50Millis(), base.lagP50Millis());
+				grid.at(peer.title(), "lag p99 ms at 10,000/s").add(result.lagP99Millis(), base.lagP99Millis());
+				grid.at(peer.title(), "Redis commands per task").add(result.commandsPerTask(), base.commandsPerTask());
+				grid.at(peer.title(), "Redis CPU µs per task")
+					.add(result.redisCpuMicrosPerTask(), base.redisCpuMicrosPerTask());
+			}
+		}
+		long idleMillis = 10_000;
+		Map<String, QueuePeers.Idle> idle = new LinkedHashMap<>();
+		for (int queues : List.of(1, 20)) {
+			progress("queue-peers, idle, ours, " + queues + " queues");
+			idle.put(ours + ", " + queues + ((queues == 1) ? " queue" : " queues"),
+					QueuePeers.idle(QueuePeers.Peer.OURS, this.redis, this.control, queues, 0, idleMillis));
+		}
+		for (long interval : List.of(0L, QueuePeers.RQUEUE_POLLING_INTERVAL)) {
+			for (int queues : List.of(1, 20)) {
+				progress("queue-peers, idle, Rqueue, " + queues + " queues, polling " + interval);
+				idle.put(
+						"Rqueue " + QueuePeers.rqueueVersion() + ", polling every "
+								+ ((interval == 0) ? "200 ms (its default)" : interval + " ms") + ", " + queues
+								+ ((queues == 1) ? " queue" : " queues"),
+						QueuePeers.idle(QueuePeers.Peer.RQUEUE, this.redis, this.control, queues, interval,
+								idleMillis));
+			}
+		}
+		this.report.heading("The queue beside Rqueue: a producer and two worker processes (issue #34)");
+		this.report.paragraph("Each queue as its users run it, on the same redis-server, one after the other (the order"
+				+ " alternates by round): " + ours + " on Spring Boot 4, Rqueue " + QueuePeers.rqueueVersion()
+				+ " (`rqueue-spring-boot-starter`, the newest 3.x on Maven Central) on Spring Boot "
+				+ QueuePeers.rqueueVersion("spring-boot") + " with Spring Framework "
+				+ QueuePeers.rqueueVersion("spring-core") + ". Three JVMs per queue (`-Xmx512m`,"
+				+ " ParallelGC): a producer that enqueues from 8 threads, and two worker instances with "
+				+ QueuePeers.WORKERS + " workers for the queue each (ours: `redislock.queue.workers=8`; Rqueue:"
+				+ " `@RqueueListener(concurrency = \"8\")`); both libraries' other settings are their defaults"
+				+ " but Rqueue's polling interval, lowered from 200 ms to " + QueuePeers.RQUEUE_POLLING_INTERVAL
+				+ " ms (with 200 ms, two instances ran 75 no-op tasks/s: an instance whose 8 workers are all busy"
+				+ " when it polls sleeps the interval), and its version check, turned off (Rqueue keeps jobs and"
+				+ " statistics by default),"
+				+ " and a task's payload is its phase, number and enqueue time. Per round and queue: a warm-up"
+				+ " run of " + Report.number(QueuePeers.TASKS, 0) + " no-op tasks enqueued flat out, not measured;"
+				+ " the measured run of as many, from the first enqueue to the last task started (wall clock,"
+				+ " shared by the processes); then "
+				+ Report.number(QueuePeers.PACED_RATE * QueuePeers.PACED_SECONDS, 0) + " tasks enqueued at "
+				+ Report.number(QueuePeers.PACED_RATE, 0) + " per second, with the lag"
+				+ " from each enqueue call to its task's start. Redis commands and redis-server CPU per task:"
+				+ " `INFO commandstats` (scripts' inner commands counted too) and `INFO cpu` deltas over the"
+				+ " measured run, whatever ran in it (polls and housekeeping included). Ratios are to Rqueue's of"
+				+ " the same round.");
+		this.report.grid("", grid, true, 1);
+		List<List<String>> onceRows = new ArrayList<>();
+		results.forEach((title, list) -> onceRows.add(List.of(title,
+				Report.number(2 * QueuePeers.TASKS + QueuePeers.PACED_RATE * QueuePeers.PACED_SECONDS, 0),
+				Long.toString(list.stream().mapToLong(QueuePeers.Result::lost).sum()),
+				Long.toString(list.stream().mapToLong(QueuePeers.Result::ranTwice).sum()),
+				Long.toString(list.stream().mapToLong(QueuePeers.Result::unexpected).sum()))));
+		this.report.paragraph("Every task of the three runs is counted by its number in the workers; summed over"
+				+ " the rounds (a task missing 90 s after the last enqueue counts as lost):");
+		this.report.table("", List.of("tasks per round", "lost", "ran more than once", "runs of unknown tasks"),
+				onceRows);
+		List<List<String>> commandRows = new ArrayList<>();
+		results.forEach((title, list) -> {
+			Map<String, Double> commands = list.get(list.size() - 1).commands();
+			StringBuilder text = new StringBuilder();
+			commands.entrySet()
+				.stream()
+				.limit(8)
+				.forEach((entry) -> text.append((text.length() > 0) ? ", " : "")
+					.append('`')
+					.append(entry.getKey())
+					.append("` ")
+					.append(String.format(Locale.ROOT, "%.2f", entry.getValue())));
+			commandRows.add(List.of(title, text.toString()));
+		});
+		this.report.paragraph(
+				"Where the commands go: the most called commands per task in the measured run of the" + " last round.");
+		this.report.table("", List.of("commands per task"), commandRows);
+		List<List<String>> idleRows = new ArrayList<>();
+		idle.forEach((row, value) -> {
+			StringBuilder text = new StringBuilder();
+			value.commands()
+				.entrySet()
+				.stream()
+				.sorted((a, b) -> Double.compare(b.getValue(), a.getValue()))
+				.limit(6)
+				.forEach((entry) -> text.append((text.length() > 0) ? ", " : "")
+					.append('`')
+					.append(entry.getKey())
+					.append("` ")
+					.append(String.format(Locale.ROOT, "%.1f", entry.getValue())));
+			idleRows.add(List.of(row, String.format(Locale.ROOT, "%.1f", value.requestsPerSecond()),
+					String.format(Locale.ROOT, "%.1f", value.commandsPerSecond()), text.toString()));
+		});
+		this.report.paragraph("Idle cost: one worker instance (a process of its own, " + QueuePeers.WORKERS
+				+ " workers a queue) with 1 or 20 queues and no task, its connections through a TCP proxy that"
+				+ " counts the requests it sends; measured over " + idleMillis / 1000 + " s after it had run for"
+				+ " 3 s. Commands: what Redis ran (`INFO commandstats`), scripts' inner commands too.");
+		this.report.table("", List.of("requests/s", "commands/s", "most called, per second"), idleRows);
+		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end, a producer and two worker processes"
+				+ " (issue #34) ≥ 20,000", values(grid, ours, "tasks/s end to end"), 20_000, "tasks/s");
+		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end ≥ 2× Rqueue's (issue #34)",
+				ratios(grid, ours, "tasks/s end to end"), 2, "×");
+		this.targets.atMost("Queue beside Rqueue: enqueue-to-start lag p99 at 10,000 tasks/s ≤ 20 ms (issue #34)",
+				values(grid, ours, "lag p99 ms at 10,000/s"), 20, "ms");
+		List<QueuePeers.Result> mine = results.getOrDefault(ours, List.of());
+		List<QueuePeers.Result> theirs = results.getOrDefault(rqueue, List.of());
+		long lost = mine.stream().mapToLong(QueuePeers.Result::lost).sum();
+		long twice = mine.stream().mapToLong(QueuePeers.Result::ranTwice).sum();
+		this.targets.record("Queue beside Rqueue: every task exactly once, two worker processes (issue #34)",
+				lost + " lost, " + twice + " ran twice (Rqueue: "
+						+ theirs.stream().mapToLong(QueuePeers.Result::lost).sum() + " lost, "
+						+ theirs.stream().mapToLong(QueuePeers.Result::ranTwice).sum() + " ran twice)",
+				!mine.isEmpty() && lost == 0 && twice == 0);
+		QueuePeers.Idle one = idle.get(ours + ", 1 queue");
+		QueuePeers.Idle twenty = idle.get(ours + ", 20 queues");
+		QueuePeers.Idle rqueueTwenty = idle
+			.get("Rqueue " + QueuePeers.rqueueVersion() + ", polling every 200 ms (its default), 20 queues");
+		this.targets.record(
+				"Queue: idle requests/s of an instance flat in the number of queues (20 queues ≤ 1.25× one queue;"
+						+ " issue #34)",
+				String.format(Locale.ROOT,
+						"%.1f requests/s with 20 queues, %.1f with 1 (%.2f×); Rqueue with 20 queues, default polling: %.1f",
+						twenty.requestsPerSecond(), one.requestsPerSecond(),
+						twenty.requestsPerSecond() / one.requestsPerSecond(), rqueueTwenty.requestsPerSecond()),
+				twenty.requestsPerSecond() <= 1.25 * one.requestsPerSecond());
 	}
 
 	// Memory after many distinct names.
