@@ -1367,7 +1367,7 @@ public final class Benchmarks {
 				Long.toString(list.stream().mapToLong(QueuePeers.Result::ranTwice).sum()),
 				Long.toString(list.stream().mapToLong(QueuePeers.Result::unexpected).sum()))));
 		this.report.paragraph("Every task of the three runs is counted by its number in the workers; summed over"
-				+ " the rounds (a task missing 90 s after the last enqueue counts as lost):");
+				+ " the rounds (a task missing 60 s after the last enqueue counts as lost):");
 		this.report.table("", List.of("tasks per round", "lost", "ran more than once", "runs of unknown tasks"),
 				onceRows);
 		List<List<String>> commandRows = new ArrayList<>();
