@@ -88,14 +88,17 @@ class MissingAclPermissionTests {
 
 	/**
 	 * Taken away while the application runs: {@code PEXPIRE} comes after the first write
-	 * of each acquire script, so each acquisition fails after writing. It fails at once,
-	 * says why, and what it wrote is undone.
+	 * of the read-write and semaphore acquire scripts, so those acquisitions fail after
+	 * writing; an exclusive lock's acquire writes once, with {@code SET}, also taken
+	 * away. Each fails at once, says why, and what it wrote is undone.
 	 */
 	@Test
 	void permissionTakenAwayWhileRunningFailsEveryLockPathAtOnceAndLeavesNothingTaken() {
 		runner().run((context) -> {
 			assertThat(context).hasNotFailed();
 			revoke("+pexpire");
+			// An exclusive lock's acquire writes with SET ... PX, its only write.
+			revoke("+set");
 			RedisLockTemplate locks = context.getBean(RedisLockTemplate.class);
 			String id = UUID.randomUUID().toString();
 			refusedAtOnce("blocking-" + id,
@@ -119,7 +122,7 @@ class MissingAclPermissionTests {
 			assertThat(this.admin.sync().keys("redislock:{*")).as("locks, write sides, readers or permits left")
 				.noneMatch((key) -> this.admin.sync().type(key).equals("hash")
 						|| this.admin.sync().type(key).equals("zset") && this.admin.sync().zcard(key) > 0);
-			AclUserApplicationTests.acl(this.admin.sync(), "SETUSER", this.rule.get(2), "+pexpire");
+			AclUserApplicationTests.acl(this.admin.sync(), "SETUSER", this.rule.get(2), "+pexpire", "+set");
 			for (String name : List.of("blocking-", "async-", "try-async-", "reactive-")) {
 				RedisLock lock = locks.getLock(name + id);
 				assertThat(lock.tryLock(Duration.ZERO, null)).as(name + " free").isTrue();
