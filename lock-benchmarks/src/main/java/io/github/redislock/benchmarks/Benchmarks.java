@@ -1319,11 +1319,14 @@ public final class Benchmarks {
 			}
 		}
 		long idleMillis = 10_000;
+		// Ours looks at each of N idle queues every N poll intervals (2 s by default): a
+		// window longer than 20 of them sees every queue looked at.
+		long ourIdleMillis = 45_000;
 		Map<String, QueuePeers.Idle> idle = new LinkedHashMap<>();
 		for (int queues : List.of(1, 20)) {
 			progress("queue-peers, idle, ours, " + queues + " queues");
 			idle.put(ours + ", " + queues + ((queues == 1) ? " queue" : " queues"),
-					QueuePeers.idle(QueuePeers.Peer.OURS, this.redis, this.control, queues, 0, idleMillis));
+					QueuePeers.idle(QueuePeers.Peer.OURS, this.redis, this.control, queues, 0, ourIdleMillis));
 		}
 		for (long interval : List.of(0L, QueuePeers.RQUEUE_POLLING_INTERVAL)) {
 			for (int queues : List.of(1, 20)) {
@@ -1405,9 +1408,27 @@ public final class Benchmarks {
 		});
 		this.report.paragraph("Idle cost: one worker instance (a process of its own, " + QueuePeers.WORKERS
 				+ " workers a queue) with 1 or 20 queues and no task, its connections through a TCP proxy that"
-				+ " counts the requests it sends; measured over " + idleMillis / 1000 + " s after it had run for"
+				+ " counts the requests it sends; measured over " + ourIdleMillis / 1000 + " s (ours: it looks at"
+				+ " each of 20 idle queues every 40 s) or " + idleMillis / 1000 + " s (Rqueue) after it had run for"
 				+ " 3 s. Commands: what Redis ran (`INFO commandstats`), scripts' inner commands too.");
 		this.report.table("", List.of("requests/s", "commands/s", "most called, per second"), idleRows);
+		Map<String, List<Double>> throughput = new LinkedHashMap<>();
+		for (String title : List.of(ours, rqueue)) {
+			List<Double> values = values(grid, title, "tasks/s end to end");
+			throughput.put(title, List.of(values.isEmpty() ? 0 : Stats.median(values)));
+		}
+		chart("The queue beside Rqueue: no-op tasks per second end to end",
+				(charts) -> charts.bars("queue-peers.png",
+						"No-op tasks per second end to end (a producer, two worker processes)", "tasks/s",
+						List.of("tasks/s end to end"), throughput, false));
+		Map<String, List<Double>> idleSeries = new LinkedHashMap<>();
+		idle.forEach((row, value) -> {
+			String series = row.substring(0, row.lastIndexOf(", "));
+			idleSeries.computeIfAbsent(series, (key) -> new ArrayList<>()).add(value.requestsPerSecond());
+		});
+		chart("Idle requests per second of one instance, 1 and 20 queues",
+				(charts) -> charts.bars("queue-idle.png", "Idle requests per second of one worker instance",
+						"requests/s (log)", List.of("1 queue", "20 queues"), idleSeries, true));
 		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end, a producer and two worker processes"
 				+ " (issue #34) ≥ 20,000", values(grid, ours, "tasks/s end to end"), 20_000, "tasks/s");
 		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end ≥ 2× Rqueue's (issue #34)",

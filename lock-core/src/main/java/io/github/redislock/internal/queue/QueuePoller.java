@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 import io.github.redislock.internal.OutageLog;
 import io.github.redislock.support.Printable;
@@ -54,6 +55,18 @@ final class QueuePoller {
 
 	private final Semaphore wakeUp = new Semaphore(0);
 
+	/**
+	 * The longest idle pause of a queue of an instance with many queues (unless the poll
+	 * interval is longer): how late a notification that was lost can be made up for.
+	 */
+	static final long MAX_IDLE_PAUSE_MILLIS = 30_000;
+
+	/** How many queues this instance polls (see {@link #idleMillis()}). */
+	private final IntSupplier queuesPolled;
+
+	/** The settings of the last claim (see {@link #claimSettings}); only the poller's. */
+	private QueueSettings claimSettings;
+
 	private final QueueExecutors.Executor workers;
 
 	private final QueueExecutors.Executor pollerExecutor;
@@ -81,7 +94,9 @@ final class QueuePoller {
 
 	QueuePoller(String queueName, RedisTaskQueue queue, QueueSettings settings, String claimer,
 			Consumer<TaskRun> handler, HandOffListener handOffs, QueueExecutors executors, FailureListener failures,
-			Runnable reached, OutageLog outages) {
+			Runnable reached, OutageLog outages, IntSupplier queuesPolled) {
+		this.queuesPolled = queuesPolled;
+		this.claimSettings = settings;
 		this.failures = failures;
 		this.reached = reached;
 		this.outages = outages;
@@ -147,8 +162,10 @@ final class QueuePoller {
 						held.add(run.task());
 					}
 				}
+				long idleMillis = idleMillis();
 				RedisTaskQueue.Claimed claimed = this.queue.claim(this.queueName,
-						Math.min(free, this.settings.batchSize()), this.claimer, this.settings, held, runningIds);
+						Math.min(free, this.settings.batchSize()), this.claimer, claimSettings(idleMillis), held,
+						runningIds);
 				this.freeWorkers.release(free - claimed.tasks().size());
 				free = 0;
 				this.outages.succeeded("claim:" + this.queueName);
@@ -159,7 +176,7 @@ final class QueuePoller {
 				// After the hand-off: what is told must not hold claimed tasks up.
 				this.reached.run();
 				if (claimed.tasks().isEmpty()) {
-					long pause = this.settings.pollInterval().toMillis();
+					long pause = idleMillis;
 					if (claimed.nextDueMillis() >= 0) {
 						pause = Math.min(pause, claimed.nextDueMillis());
 					}
@@ -230,6 +247,10 @@ final class QueuePoller {
 	private void ended(TaskRun run) {
 		this.running.remove(Claim.of(run), run);
 		this.freeWorkers.release();
+		// The poller may have passed over a due task of this run's id (one id never runs
+		// twice at once), which may go now: it looks again (at once if it idles, else
+		// after its next empty look, which then does not wait).
+		wake();
 		synchronized (this.runEnded) {
 			this.runEnded.notifyAll();
 		}
@@ -295,6 +316,36 @@ final class QueuePoller {
 					+ " TaskContext.isClaimHeld() is false from now on");
 			queue.observer().claimLost(run.task().queue());
 		}
+	}
+
+	/**
+	 * Return how long this queue's poller waits, when it found nothing, before it looks
+	 * again unless woken (by an enqueue, a settled run, a resumed queue, the end of one
+	 * of its runs, or the subscription coming back) or a waiting task falls due sooner,
+	 * or a claim in flight expires: the poll interval times the number of queues this
+	 * instance polls, at most {@link #MAX_IDLE_PAUSE_MILLIS} (or the poll interval, when
+	 * longer), so that an idle instance sends one look per poll interval whatever its
+	 * number of queues up to that bound (the idle cost is flat), and a lost notification
+	 * is made up for within it. An instance with one queue looks every poll interval.
+	 */
+	long idleMillis() {
+		long interval = this.settings.pollInterval().toMillis();
+		return Math.max(interval,
+				Math.min(interval * Math.max(1, this.queuesPolled.getAsInt()), MAX_IDLE_PAUSE_MILLIS));
+	}
+
+	/**
+	 * The settings a claim is sent with: this queue's, with the idle pause in place of
+	 * the poll interval, which the claim script uses for how long the queue's idle mark
+	 * lives (so that enqueues tell the idle poller until it looks again).
+	 */
+	private QueueSettings claimSettings(long idleMillis) {
+		QueueSettings current = this.claimSettings;
+		if (current.pollInterval().toMillis() != idleMillis) {
+			current = this.settings.toBuilder().pollInterval(Duration.ofMillis(idleMillis)).build();
+			this.claimSettings = current;
+		}
+		return current;
 	}
 
 	/**

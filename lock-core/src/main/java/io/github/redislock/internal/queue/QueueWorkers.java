@@ -298,7 +298,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			QueuePoller poller = new QueuePoller(entry.getKey(), this.queue, entry.getValue().settings(),
 					this.instanceId, (run) -> run(entry.getValue(), run),
 					(run, failure) -> handOffFailed(entry.getValue(), run, failure), this.executors, this::failed,
-					this::redisReached, this.outages);
+					this::redisReached, this.outages, this::queuesSharingIdleLooks);
 			this.pollers.put(entry.getKey(), poller);
 			poller.start();
 		}
@@ -407,6 +407,16 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		catch (Exception ex) {
 			logger.debug("Could not close queue notifications", ex);
 		}
+	}
+
+	/**
+	 * Over how many queues an idle instance spreads its looks (see
+	 * {@code QueuePoller.idleMillis()}): all it polls while it hears their notifications;
+	 * none while it does not (not subscribed: Redis was down at start, or the
+	 * subscription failed), when each queue is looked at every poll interval.
+	 */
+	private int queuesSharingIdleLooks() {
+		return (this.notifications != null) ? this.pollers.size() : 1;
 	}
 
 	private void wakeAll() {

@@ -167,6 +167,18 @@ else
   if later[1] then
     next_due = tonumber(later[2]) - now
   end
+  -- A claim in flight whose worker may have died is taken back by the first look after its
+  -- deadline: an idle worker looks then too (live claims are renewed before it, and the
+  -- look finds nothing), so a dead worker's task does not wait for the next idle look.
+  -- (Claims whose deadline passed and are still here are the claimer's own, which it runs
+  -- and renews itself: not waited for.)
+  local flying = redis.call('ZRANGEBYSCORE', INFLIGHT, '(' .. now, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  if flying[1] then
+    local expires = tonumber(flying[2]) - now + 1
+    if next_due < 0 or expires < next_due then
+      next_due = expires
+    end
+  end
 end
 if taken == 0 then
   -- This worker waits for a wake-up, or until its next look: when the next waiting task is

@@ -158,7 +158,8 @@ class LayoutTwoReviewTests {
 			.satisfies((failure) -> assertThat(NestedExceptionUtils.getMostSpecificCause(failure).getMessage())
 				.contains("WRONGTYPE"));
 		assertThat(this.raw.getExpire(otherKey, java.util.concurrent.TimeUnit.MILLISECONDS))
-			.as("its other hold not renewed: it ends with its lease").isLessThanOrEqualTo(3000);
+			.as("its other hold not renewed: it ends with its lease")
+			.isLessThanOrEqualTo(3000);
 		assertThat(LockRecords.isHeld(this.raw, lapsedKey)).as("the layout-2 hold is untouched").isTrue();
 		taken.unlock();
 	}
