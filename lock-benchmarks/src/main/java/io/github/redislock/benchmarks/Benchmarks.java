@@ -1319,8 +1319,8 @@ public final class Benchmarks {
 			}
 		}
 		long idleMillis = 10_000;
-		// Ours looks at each of N idle queues every N poll intervals (2 s by default): a
-		// window longer than 20 of them sees every queue looked at.
+		// Ours looks at each of N idle queues every N poll intervals (2 s by default), at
+		// most every 30 s: a window longer than that sees every queue looked at.
 		long ourIdleMillis = 45_000;
 		Map<String, QueuePeers.Idle> idle = new LinkedHashMap<>();
 		for (int queues : List.of(1, 20)) {
@@ -1409,7 +1409,8 @@ public final class Benchmarks {
 		this.report.paragraph("Idle cost: one worker instance (a process of its own, " + QueuePeers.WORKERS
 				+ " workers a queue) with 1 or 20 queues and no task, its connections through a TCP proxy that"
 				+ " counts the requests it sends; measured over " + ourIdleMillis / 1000 + " s (ours: it looks at"
-				+ " each of 20 idle queues every 40 s) or " + idleMillis / 1000 + " s (Rqueue) after it had run for"
+				+ " each of 20 idle queues every 30 s, the cap) or " + idleMillis / 1000
+				+ " s (Rqueue) after it had run for"
 				+ " 3 s. Commands: what Redis ran (`INFO commandstats`), scripts' inner commands too.");
 		this.report.table("", List.of("requests/s", "commands/s", "most called, per second"), idleRows);
 		Map<String, List<Double>> throughput = new LinkedHashMap<>();
