@@ -267,6 +267,7 @@ public final class Benchmarks {
 		sections.put("contended", this::contended);
 		sections.put("processes", this::contendedAcrossProcesses);
 		sections.put("handoff", this::handOff);
+		sections.put("costs", this::costs);
 		sections.put("commands", this::commands);
 		sections.put("watchdog", this::watchdog);
 		sections.put("read", this::readLocks);
@@ -312,7 +313,12 @@ public final class Benchmarks {
 		catch (Exception | AssertionError ex) {
 			ex.printStackTrace();
 			this.report.heading(name + ": failed");
-			this.report.paragraph("This section failed in this run: `" + ex + "`.");
+			StringBuilder causes = new StringBuilder("`" + ex + "`");
+			for (Throwable cause = ex.getCause(); cause != null
+					&& cause != cause.getCause(); cause = cause.getCause()) {
+				causes.append(", caused by `").append(cause).append("`");
+			}
+			this.report.paragraph("This section failed in this run: " + causes + ".");
 		}
 	}
 
@@ -328,11 +334,21 @@ public final class Benchmarks {
 				Integer.toString(this.redis.port()))) {
 			this.control.set("replication-probe", "1");
 			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-			while (!"1".equals(replica.template().opsForValue().get("replication-probe"))) {
+			// A replica answers LOADING (an error) while it loads the master's data set,
+			// which
+			// the earlier sections may have made large.
+			String seen = null;
+			while (!"1".equals(seen)) {
 				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("replica did not catch up");
+					throw new IllegalStateException("replica did not catch up within 30 s");
 				}
 				Thread.sleep(50);
+				try {
+					seen = replica.template().opsForValue().get("replication-probe");
+				}
+				catch (org.springframework.dao.DataAccessException loading) {
+					seen = null;
+				}
 			}
 			Report.Grid grid = new Report.Grid();
 			for (int r = 0; r < this.rounds; r++) {
@@ -608,7 +624,7 @@ public final class Benchmarks {
 	// Contended, within one process: a plain int counter.
 
 	private static final List<String> WAITING = List.of("starter-watchdog", "starter-fixed", "redisson", "si-spin",
-			"si-pubsub", "raw-pubsub");
+			"si-pubsub", "raw-pubsub", "raw-scripts-pubsub");
 
 	private void contended() {
 		Report.Grid grid = new Report.Grid();
@@ -886,6 +902,117 @@ public final class Benchmarks {
 				String.format(Locale.ROOT, "%.2f", cost.releaseMicros()),
 				String.format(Locale.ROOT, "%.2f", cost.acquireCommands()),
 				String.format(Locale.ROOT, "%.2f", cost.releaseCommands()));
+	}
+
+	// Where a pair's time goes: client CPU, Redis CPU and commands per pair (issue #34).
+
+	/**
+	 * What one cell of the costs section measured, per lock + unlock pair in the measured
+	 * window.
+	 */
+	private record PairCost(double pairsPerSecond, double clientCpuMicros, double redisCpuMicros, double commands,
+			double redisBusy) {
+	}
+
+	/**
+	 * Pairs per second with what each pair cost: this JVM's CPU (every thread of it: the
+	 * callers, Lettuce's and the engine's threads, GC and JIT), redis-server's CPU
+	 * ({@code INFO cpu}) and the commands it ran ({@code INFO commandstats}, scripts'
+	 * inner commands too); and how busy Redis was (its CPU seconds per second of the
+	 * window).
+	 */
+	private PairCost pairCost(Column column, int threads, boolean oneKey, String keyPrefix) {
+		java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory
+			.getOperatingSystemMXBean();
+		if (!(os instanceof com.sun.management.OperatingSystemMXBean process)) {
+			throw new IllegalStateException("This JVM does not report its process CPU time");
+		}
+		long[] cpu = new long[2];
+		double[] redisCpu = new double[2];
+		long[] calls = new long[2];
+		Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
+			Column.Locker locker = column.locker(oneKey ? keyPrefix : keyPrefix + t);
+			return () -> {
+				locker.lock();
+				locker.unlock();
+			};
+		}, new Measure.Window() {
+
+			@Override
+			public void opened() {
+				calls[0] = ServerBench.stats(Benchmarks.this.control)[0];
+				redisCpu[0] = redisCpuSeconds();
+				cpu[0] = process.getProcessCpuTime();
+			}
+
+			@Override
+			public void closed() {
+				cpu[1] = process.getProcessCpuTime();
+				redisCpu[1] = redisCpuSeconds();
+				calls[1] = ServerBench.stats(Benchmarks.this.control)[0];
+			}
+
+		});
+		double pairs = Math.max(1, run.windowOps());
+		return new PairCost(run.perSecond(), (cpu[1] - cpu[0]) / 1000.0 / pairs,
+				(redisCpu[1] - redisCpu[0]) * 1e6 / pairs, (calls[1] - calls[0]) / pairs,
+				(redisCpu[1] - redisCpu[0]) * 1e9 / run.windowNanos());
+	}
+
+	private double redisCpuSeconds() {
+		double seconds = 0;
+		for (String line : this.control.info("cpu").split("\r?\n")) {
+			if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+				seconds += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+			}
+		}
+		return seconds;
+	}
+
+	private void costs() {
+		record Scenario(String title, int threads, boolean oneKey, List<String> ids) {
+		}
+		List<String> alone = List.of("starter-watchdog", "starter-fixed", "redisson", "raw", "raw-scripts");
+		List<String> waiting = List.of("starter-watchdog", "starter-fixed", "redisson", "raw-pubsub",
+				"raw-scripts-pubsub");
+		List<Scenario> scenarios = List.of(new Scenario("1 thread, own key", 1, false, alone),
+				new Scenario("16 threads, own key each", 16, false, alone),
+				new Scenario("16 threads, one key", 16, true, waiting),
+				new Scenario("64 threads, one key", 64, true, waiting));
+		Map<String, Report.Grid> grids = new LinkedHashMap<>();
+		for (int round = 0; round < this.rounds; round++) {
+			for (Scenario scenario : scenarios) {
+				Map<String, PairCost> results = new LinkedHashMap<>();
+				for (String id : rotated(scenario.ids(), round)) {
+					progress("costs round " + round + ", " + scenario.title() + ", " + id);
+					results.put(id, pairCost(column(id), scenario.threads(), scenario.oneKey(),
+							"pc:" + id + ":" + round + ":" + scenario.threads() + ":" + scenario.oneKey() + ":"));
+				}
+				PairCost floor = results.get(scenario.oneKey() ? "raw-pubsub" : "raw");
+				Report.Grid grid = grids.computeIfAbsent(scenario.title(), (key) -> new Report.Grid());
+				results.forEach((id, cost) -> {
+					String row = Columns.title(id);
+					grid.at(row, "pairs/s").add(cost.pairsPerSecond(), floor.pairsPerSecond());
+					grid.at(row, "client CPU µs per pair").add(cost.clientCpuMicros(), floor.clientCpuMicros());
+					grid.at(row, "Redis CPU µs per pair").add(cost.redisCpuMicros(), floor.redisCpuMicros());
+					grid.at(row, "Redis commands per pair").add(cost.commands(), floor.commands());
+					grid.at(row, "Redis busy (CPU s per s)").add(cost.redisBusy(), floor.redisBusy());
+				});
+			}
+		}
+		this.report.heading("Where a pair's time goes: client CPU, Redis CPU and commands per pair (issue #34)");
+		this.report.paragraph("Per lock + unlock pair in the measured window: this JVM's CPU (all its threads: the"
+				+ " callers, Lettuce's and the engine's, GC and JIT), redis-server's CPU (`INFO cpu`, user + sys) and"
+				+ " the commands it ran (`INFO commandstats`, scripts' inner commands too), and how busy Redis was"
+				+ " (its CPU seconds per second). The client and Redis share the machine's cores. \"the starter's"
+				+ " scripts on the raw baseline\" sends the starter's own acquire and release scripts, with the"
+				+ " arguments the engine sends, from the raw baseline's client (one shared Lettuce connection,"
+				+ " synchronous calls, its waiting on release messages): the scripts without the starter's Java"
+				+ " around them. Ratios are to the raw baseline of the same round (with pub/sub wake-up on one key).");
+		grids.forEach((title, grid) -> {
+			this.report.paragraph("**" + title + "**");
+			this.report.grid("", grid, true, 1);
+		});
 	}
 
 	// Commands and requests per acquire and release.
@@ -1425,11 +1552,15 @@ public final class Benchmarks {
 		Map<String, List<Double>> idleSeries = new LinkedHashMap<>();
 		idle.forEach((row, value) -> {
 			String series = row.substring(0, row.lastIndexOf(", "));
-			idleSeries.computeIfAbsent(series, (key) -> new ArrayList<>()).add(value.requestsPerSecond());
+			// A log axis cannot show zero: an instance that sent nothing in the window is
+			// drawn
+			// at the axis' floor, 0.01 (the table gives the value).
+			idleSeries.computeIfAbsent(series, (key) -> new ArrayList<>())
+				.add(Math.max(0.01, value.requestsPerSecond()));
 		});
 		chart("Idle requests per second of one instance, 1 and 20 queues",
 				(charts) -> charts.bars("queue-idle.png", "Idle requests per second of one worker instance",
-						"requests/s (log)", List.of("1 queue", "20 queues"), idleSeries, true));
+						"requests/s (log; 0 drawn at 0.01)", List.of("1 queue", "20 queues"), idleSeries, true));
 		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end, a producer and two worker processes"
 				+ " (issue #34) ≥ 20,000", values(grid, ours, "tasks/s end to end"), 20_000, "tasks/s");
 		this.targets.atLeast("Queue beside Rqueue: no-op tasks/s end to end ≥ 2× Rqueue's (issue #34)",

@@ -96,6 +96,18 @@ final class Charts {
 			.build();
 		style(chart.getStyler());
 		chart.getStyler().setYAxisLogarithmic(logY);
+		if (logY) {
+			// A bar starts at the axis' minimum, which xchart takes as 0 unless told:
+			// on a log axis that is refused. The power of ten below the smallest value.
+			double smallest = series.values()
+				.stream()
+				.flatMap(List::stream)
+				.mapToDouble(Double::doubleValue)
+				.filter((value) -> value > 0)
+				.min()
+				.orElse(1);
+			chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(smallest))));
+		}
 		// One entry a line, beside the plot: a row of long column names does not fit.
 		chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
 		chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);

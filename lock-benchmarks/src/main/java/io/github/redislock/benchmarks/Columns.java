@@ -38,7 +38,7 @@ final class Columns {
 
 	/** Column ids, in table order. */
 	static final List<String> ALL = List.of("starter-watchdog", "starter-fixed", "redisson", "si-spin", "si-pubsub",
-			"raw");
+			"raw", "raw-scripts");
 
 	private Columns() {
 	}
@@ -46,7 +46,10 @@ final class Columns {
 	/**
 	 * Create a column.
 	 * @param id one of {@link #ALL}, or {@code raw-pubsub} (the raw baseline whose
-	 * release publishes, so that waiters wake up)
+	 * release publishes, so that waiters wake up), or {@code raw-scripts} and
+	 * {@code raw-scripts-pubsub} (the raw baseline's client, threads and waiting, sending
+	 * the starter's own acquire and release scripts: what the scripts cost without the
+	 * starter's Java around them)
 	 */
 	static Column create(String id, int port) {
 		return switch (id) {
@@ -55,8 +58,10 @@ final class Columns {
 			case "redisson" -> new Redis(port, 30_000);
 			case "si-spin" -> new Integration(port, RedisLockType.SPIN_LOCK);
 			case "si-pubsub" -> new Integration(port, RedisLockType.PUB_SUB_LOCK);
-			case "raw" -> new Raw(port, false);
-			case "raw-pubsub" -> new Raw(port, true);
+			case "raw" -> new Raw(port, false, false);
+			case "raw-pubsub" -> new Raw(port, true, false);
+			case "raw-scripts" -> new Raw(port, false, true);
+			case "raw-scripts-pubsub" -> new Raw(port, true, true);
 			default -> throw new IllegalArgumentException("Unknown column " + id);
 		};
 	}
@@ -70,6 +75,8 @@ final class Columns {
 			case "si-pubsub" -> "Spring Integration (pub/sub)";
 			case "raw" -> "raw Lettuce baseline";
 			case "raw-pubsub" -> "raw Lettuce baseline (pub/sub wake-up)";
+			case "raw-scripts" -> "the starter's scripts on the raw baseline";
+			case "raw-scripts-pubsub" -> "the starter's scripts on the raw baseline (pub/sub wake-up)";
 			default -> id;
 		};
 	}
@@ -255,6 +262,8 @@ final class Columns {
 	 */
 	static final class Raw implements Column {
 
+		private static final String SCRIPTS = "/io/github/redislock/internal/lock/";
+
 		private static final String RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then "
 				+ "redis.call('del', KEYS[1]) return 1 end return 0";
 
@@ -277,14 +286,25 @@ final class Columns {
 
 		private final boolean publish;
 
+		private final String acquireSha;
+
 		private final Map<String, Signal> signals = new ConcurrentHashMap<>();
 
-		Raw(int port, boolean publish) {
+		Raw(int port, boolean publish, boolean scripts) {
 			this.client = RedisClient.create(RedisURI.create("127.0.0.1", port));
 			this.connection = this.client.connect();
 			this.redis = this.connection.sync();
 			this.publish = publish;
-			this.releaseSha = this.redis.scriptLoad(publish ? RELEASE_AND_PUBLISH : RELEASE);
+			if (scripts) {
+				// The engine's own texts, as it loads them (release behind
+				// release-common).
+				this.acquireSha = this.redis.scriptLoad(script("acquire.lua"));
+				this.releaseSha = this.redis.scriptLoad(script("release-common.lua") + "\n" + script("release.lua"));
+			}
+			else {
+				this.acquireSha = null;
+				this.releaseSha = this.redis.scriptLoad(publish ? RELEASE_AND_PUBLISH : RELEASE);
+			}
 			if (publish) {
 				this.pubSub = this.client.connectPubSub();
 				this.pubSub.addListener(new RedisPubSubAdapter<>() {
@@ -302,13 +322,25 @@ final class Columns {
 			}
 		}
 
+		private static String script(String name) {
+			try (java.io.InputStream in = Raw.class.getResourceAsStream(SCRIPTS + name)) {
+				if (in == null) {
+					throw new IllegalStateException("No script " + name + " on the class path");
+				}
+				return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+			}
+			catch (java.io.IOException ex) {
+				throw new java.io.UncheckedIOException(ex);
+			}
+		}
+
 		private Signal signal(String key) {
 			return this.signals.computeIfAbsent(key, (name) -> new Signal());
 		}
 
 		@Override
 		public String title() {
-			return Columns.title(this.publish ? "raw-pubsub" : "raw");
+			return Columns.title((this.acquireSha != null ? "raw-scripts" : "raw") + (this.publish ? "-pubsub" : ""));
 		}
 
 		@Override
@@ -321,8 +353,14 @@ final class Columns {
 
 				private String token;
 
+				private long fencingToken;
+
 				@Override
 				public void lock() {
+					if (Raw.this.acquireSha != null) {
+						lockByScript();
+						return;
+					}
 					String candidate = owner + (++this.holds);
 					while (true) {
 						long version = signal.version();
@@ -338,10 +376,35 @@ final class Columns {
 					}
 				}
 
+				/**
+				 * The engine's acquire script with the arguments it sends for a 30 s
+				 * lease (retention 60 s); a failed attempt gives the holder's remaining
+				 * lease, which bounds the wait for a release message.
+				 */
+				private void lockByScript() {
+					while (true) {
+						long version = signal.version();
+						Long result = Raw.this.redis.evalsha(Raw.this.acquireSha, ScriptOutputType.INTEGER,
+								new String[] { key }, owner, "30000", "60000", Raw.this.publish ? "1" : "0", "0");
+						if (result != null && result > 0) {
+							this.fencingToken = result;
+							return;
+						}
+						if (!Raw.this.publish) {
+							throw new IllegalStateException("the raw baseline without pub/sub does not wait");
+						}
+						signal.await(version, Math.max(1, (result == null) ? 1 : -result));
+					}
+				}
+
 				@Override
 				public void unlock() {
-					Long released = Raw.this.redis.evalsha(Raw.this.releaseSha, ScriptOutputType.INTEGER,
-							new String[] { key }, this.token, CHANNEL);
+					Long released = (Raw.this.acquireSha != null)
+							? Raw.this.redis.evalsha(Raw.this.releaseSha, ScriptOutputType.INTEGER,
+									new String[] { key }, owner, CHANNEL, key, Long.toString(this.fencingToken),
+									"60000", "0", "0")
+							: Raw.this.redis.evalsha(Raw.this.releaseSha, ScriptOutputType.INTEGER,
+									new String[] { key }, this.token, CHANNEL);
 					if (released == null || released != 1) {
 						throw new IllegalStateException("raw lock " + key + " was lost");
 					}

@@ -32,6 +32,37 @@ final class Measure {
 	 * it, for {@code warmUpMillis} and then {@code measureMillis}.
 	 */
 	static Run run(int threads, long warmUpMillis, long measureMillis, IntFunction<Runnable> operations) {
+		return run(threads, warmUpMillis, measureMillis, operations, new Window() {
+
+			@Override
+			public void opened() {
+			}
+
+			@Override
+			public void closed() {
+			}
+
+		});
+	}
+
+	/**
+	 * Told when the measured window opens and when it closes (on the measuring thread),
+	 * to read counters around it.
+	 */
+	interface Window {
+
+		void opened();
+
+		void closed();
+
+	}
+
+	/**
+	 * Like {@link #run(int, long, long, IntFunction)}, telling {@code window} when the
+	 * measured window opens and closes.
+	 */
+	static Run run(int threads, long warmUpMillis, long measureMillis, IntFunction<Runnable> operations,
+			Window window) {
 		AtomicLongArray counts = new AtomicLongArray(threads);
 		AtomicBoolean stop = new AtomicBoolean();
 		List<Thread> workers = new ArrayList<>();
@@ -56,11 +87,13 @@ final class Measure {
 		}
 		workers.forEach(Thread::start);
 		sleep(warmUpMillis);
+		window.opened();
 		long startOps = sum(counts);
 		long start = System.nanoTime();
 		sleep(measureMillis);
 		long endOps = sum(counts);
-		long window = System.nanoTime() - start;
+		long elapsed = System.nanoTime() - start;
+		window.closed();
 		stop.set(true);
 		for (Thread worker : workers) {
 			try {
@@ -73,7 +106,7 @@ final class Measure {
 		if (!failures.isEmpty()) {
 			throw new IllegalStateException("A benchmark thread failed", failures.get(0));
 		}
-		return new Run(endOps - startOps, sum(counts), window);
+		return new Run(endOps - startOps, sum(counts), elapsed);
 	}
 
 	private static long sum(AtomicLongArray counts) {
