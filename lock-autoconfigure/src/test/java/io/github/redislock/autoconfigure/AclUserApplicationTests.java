@@ -107,13 +107,27 @@ class AclUserApplicationTests {
 	}
 
 	/**
+	 * The README's additions that name {@code grant} (e.g. Jedis's {@code +psubscribe}),
+	 * as words: {@code ACL SETUSER <user> ...}.
+	 */
+	static List<String> readmeAdditions(String grant) throws IOException {
+		String readme = Files.readString(Path.of("..", "README.md"));
+		String line = readme.lines()
+			.filter((candidate) -> candidate.startsWith("ACL SETUSER ")
+					&& List.of(candidate.trim().split(" +")).contains(grant))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("README.md gives no 'ACL SETUSER' line granting " + grant));
+		return List.of(line.trim().split(" +"));
+	}
+
+	/**
 	 * The README's additions for a Redis Cluster, as words:
 	 * {@code ACL SETUSER <user> ...}.
 	 */
 	static List<String> readmeClusterAdditions() throws IOException {
 		String readme = Files.readString(Path.of("..", "README.md"));
 		String line = readme.lines()
-			.filter((candidate) -> candidate.startsWith("ACL SETUSER ") && candidate.contains("+cluster|"))
+			.filter((candidate) -> candidate.startsWith("ACL SETUSER ") && candidate.contains("+cluster|nodes"))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("README.md gives no 'ACL SETUSER' additions for a Cluster"));
 		return List.of(line.trim().split(" +"));
@@ -148,6 +162,30 @@ class AclUserApplicationTests {
 					"redislock.queue.poll-interval=200ms", "redislock.queue.max-attempts=1",
 					"redislock.queue.backoff.initial=10ms")
 			.withBean(Tasks.class);
+	}
+
+	/**
+	 * Spring Boot's own Redis health indicator (actuator's, not the starter's) sends
+	 * {@code INFO}: DOWN as the README's user, UP with the README's addition for it.
+	 */
+	@Test
+	void springBootsRedisHealthIsUpWithTheReadmesHealthAddition() throws IOException {
+		ApplicationContextRunner runner = runnerAs(user(), password()).withConfiguration(AutoConfigurations
+			.of(org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration.class));
+		runner.run((context) -> assertThat(
+				context.getBean("redisHealthContributor", HealthIndicator.class).health().getStatus())
+			.as("Spring Boot's Redis health without the addition")
+			.isEqualTo(Status.DOWN));
+		List<String> addition = readmeAdditions("+cluster|info");
+		acl(this.admin.sync(), addition.subList(1, addition.size()).toArray(String[]::new));
+		this.admin.sync().aclLogReset();
+		runner.run((context) -> assertThat(
+				context.getBean("redisHealthContributor", HealthIndicator.class).health().getStatus())
+			.as("Spring Boot's Redis health with the README's addition")
+			.isEqualTo(Status.UP));
+		assertThat(this.admin.sync().aclLog()).as("commands, keys or channels Redis refused")
+			.filteredOn((entry) -> !"client|setinfo".equals(entry.get("object")))
+			.isEmpty();
 	}
 
 	@Test

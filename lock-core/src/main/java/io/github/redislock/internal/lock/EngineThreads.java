@@ -51,7 +51,7 @@ public final class EngineThreads {
 	 * A started executor that runs every task at once, on an idle thread or a new one
 	 * (idle threads end after a minute).
 	 */
-	static ThreadPoolTaskExecutor unbounded(String prefix) {
+	public static ThreadPoolTaskExecutor unbounded(String prefix) {
 		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
 		executor.setCorePoolSize(0);
 		executor.setMaxPoolSize(Integer.MAX_VALUE);

@@ -98,6 +98,10 @@ final class PatternReleaseChannels implements ReleaseChannels {
 		container.setConnectionFactory(this.connectionFactory);
 		// The listener only wakes waiters: run it on the connection's thread.
 		container.setTaskExecutor(new SyncTaskExecutor());
+		// The subscription itself not so: a client whose subscription blocks its thread
+		// for as long as it lasts (Jedis) would never let the start return, and waiters
+		// would wait out their wait time instead of being woken.
+		container.setSubscriptionExecutor(this.subscribing.get());
 		container.addMessageListener(
 				(message, pattern) -> this.onMessage.accept(new String(message.getChannel(), StandardCharsets.UTF_8),
 						new String(message.getBody(), StandardCharsets.UTF_8)),

@@ -119,6 +119,13 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	/** Subscriptions to the queues' notifications are made here, one at a time. */
 	private final ThreadPoolTaskExecutor subscriptionThread = EngineThreads.serial("redislock-queue-subscribe");
 
+	/**
+	 * Where a client whose subscription blocks its thread (Jedis) listens, for as long as
+	 * the subscription lasts; Lettuce's needs no thread. Not the subscription thread: the
+	 * container's start waits there for the subscription to be made.
+	 */
+	private final ThreadPoolTaskExecutor listeningThreads = EngineThreads.unbounded("redislock-queue-listen");
+
 	/** Task-failed events are handed over here, off the worker threads, in order. */
 	private final ThreadPoolTaskExecutor eventThread = EngineThreads.serial("redislock-task-failed-events");
 
@@ -354,6 +361,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
 		container.setConnectionFactory(this.connectionFactory);
 		container.setTaskExecutor(new SyncTaskExecutor());
+		// Not the synchronous one: a client whose subscription blocks its thread (Jedis)
+		// would block the start, which waits for the subscription, for good.
+		container.setSubscriptionExecutor(this.listeningThreads);
 		// A first subscription that fails is not retried by the container (it would
 		// retry forever on this thread): the next claim that reaches Redis asks again.
 		container.setRecoveryBackoff(new org.springframework.util.backoff.FixedBackOff(0, 0));
@@ -774,6 +784,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	@Override
 	public void destroy() {
 		this.subscriptionThread.shutdown();
+		this.listeningThreads.shutdown();
 		this.eventThread.shutdown();
 	}
 

@@ -13,8 +13,11 @@ import io.github.redislock.admin.TaskPreview;
 import io.github.redislock.internal.queue.QueueWorkers;
 import io.github.redislock.queue.TaskEntry;
 import io.github.redislock.queue.TaskQueue;
+import io.github.redislock.support.CurrentLock;
+import io.github.redislock.support.CurrentLocks;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.util.Assert;
 
 /**
@@ -31,6 +34,10 @@ import org.springframework.util.Assert;
  * worker threads take tasks) and call {@link #runQueuedTasks(String)}: each due task runs
  * on the calling thread as a worker would run it (the method body through its proxy, so
  * its {@code @DistributedLock} is taken; retries and dead letters as configured).
+ * <p>
+ * Neither waits nor runs inside a transaction (a {@code @Transactional} test): a
+ * {@code @QueuedTask} call made in a transaction is enqueued when it commits, and a
+ * test's transaction rolls back, so the queue would look drained with nothing sent.
  *
  * @since 0.1.0
  */
@@ -61,6 +68,7 @@ public final class TaskQueueTestSupport {
 	public void awaitDrained(String queue, Duration timeout) {
 		Assert.hasText(queue, "'queue' must not be empty");
 		checkTimeout(timeout);
+		checkNoTransaction("awaitDrained");
 		long deadline = System.nanoTime() + timeout.toNanos();
 		QueueSummary summary = admin().queue(queue, 1, 1).summary();
 		while (left(summary) > 0) {
@@ -74,18 +82,27 @@ public final class TaskQueueTestSupport {
 	}
 
 	/**
-	 * Wait until every queue of the application is drained.
+	 * Wait until every queue of the application is drained. The queues are read one after
+	 * the other; a task of one queue may enqueue into another that was read already, so
+	 * they count as drained after two passes in a row found all of them empty.
 	 * @param timeout how long to wait for all of them
 	 * @throws AssertionError when one is not drained in time, naming the tasks left
 	 */
 	public void awaitAllDrained(Duration timeout) {
 		checkTimeout(timeout);
+		checkNoTransaction("awaitAllDrained");
 		long deadline = System.nanoTime() + timeout.toNanos();
+		int emptyPasses = 0;
 		while (true) {
 			List<QueueSummary> busy = admin().queues().stream().filter((summary) -> left(summary) > 0).toList();
 			if (busy.isEmpty()) {
-				return;
+				emptyPasses++;
+				if (emptyPasses == 2) {
+					return;
+				}
+				continue;
 			}
+			emptyPasses = 0;
 			if (System.nanoTime() - deadline >= 0) {
 				throw new AssertionError("Queues not drained within " + timeout + ": " + busy.stream()
 					.map((summary) -> "'" + summary.name() + "': " + describe(admin().queue(summary.name(), 1, LISTED)))
@@ -103,10 +120,13 @@ public final class TaskQueueTestSupport {
 	 * @return how many tasks ran
 	 * @throws IllegalStateException when no {@code @QueuedTask} method handles the queue,
 	 * when more than {@value #MAX_INLINE_RUNS} tasks ran (a task that enqueues itself),
-	 * or when the calling thread is interrupted (no task is taken; the interrupt is kept)
+	 * when the calling thread is interrupted (no task is taken; the interrupt is kept),
+	 * holds a lock (a task would re-enter it where a worker would wait: no task is taken)
+	 * or runs in a transaction
 	 */
 	public int runQueuedTasks(String queue) {
 		Assert.hasText(queue, "'queue' must not be empty");
+		checkInlineRun();
 		int runs = workers().runDueTasks(queue, MAX_INLINE_RUNS + 1);
 		if (runs > MAX_INLINE_RUNS) {
 			throw new IllegalStateException("Queue '" + queue + "' still had due tasks after " + MAX_INLINE_RUNS
@@ -120,9 +140,11 @@ public final class TaskQueueTestSupport {
 	 * none is due anywhere.
 	 * @return how many tasks ran
 	 * @throws IllegalStateException when more than {@value #MAX_INLINE_RUNS} tasks ran in
-	 * all (tasks that enqueue each other, on one queue or across queues)
+	 * all (tasks that enqueue each other, on one queue or across queues), or, with no
+	 * task taken, when the calling thread holds a lock or runs in a transaction
 	 */
 	public int runQueuedTasks() {
+		checkInlineRun();
 		int total = 0;
 		int runs;
 		do {
@@ -198,6 +220,35 @@ public final class TaskQueueTestSupport {
 			return "";
 		}
 		return " [" + String.join(", ", items) + ((count > items.size()) ? ", ..." : "") + "]";
+	}
+
+	/**
+	 * An inline run takes tasks on the calling thread: one that holds a lock would run a
+	 * task under it (locks are re-entrant per thread) where a worker would wait for it.
+	 */
+	private static void checkInlineRun() {
+		checkNoTransaction("runQueuedTasks");
+		CurrentLock held = CurrentLocks.innermost();
+		if (held != null) {
+			throw new IllegalStateException("runQueuedTasks runs tasks on the calling thread, which holds the lock '"
+					+ held.lockName() + "': a task taking that lock would re-enter it here, where a worker would"
+					+ " wait for it. Release the locks first, or let the workers run the tasks (awaitDrained with"
+					+ " redislock.queue.workers above 0); no task was taken");
+		}
+	}
+
+	/**
+	 * A {@code @QueuedTask} call made in a transaction is enqueued when it commits: in a
+	 * test's transaction (rolled back at its end) never, and the queues look drained.
+	 */
+	private static void checkNoTransaction(String method) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			throw new IllegalStateException(method + " was called inside a transaction (a @Transactional test?):"
+					+ " @QueuedTask calls made in it are enqueued when it commits, and a test's transaction rolls"
+					+ " back, so they would never be sent and the queues would look drained. Run the test without"
+					+ " one (@Transactional(propagation = Propagation.NOT_SUPPORTED) on the method), or commit"
+					+ " first (TestTransaction.flagForCommit(); TestTransaction.end())");
+		}
 	}
 
 	private static void checkTimeout(Duration timeout) {

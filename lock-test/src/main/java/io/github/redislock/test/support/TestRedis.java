@@ -110,11 +110,16 @@ public final class TestRedis implements AutoCloseable {
 
 	/**
 	 * Return the Spring Boot properties that point an application at this Redis, for an
-	 * application started by the test itself ({@code SpringApplicationBuilder}).
-	 * @return {@code spring.data.redis.host} and {@code spring.data.redis.port}
+	 * application started by the test itself ({@code SpringApplicationBuilder}). The URL
+	 * is set too, and TLS off: Spring Boot takes TLS from a {@code rediss://} URL of the
+	 * application's own configuration whatever else points elsewhere, and the test Redis
+	 * speaks plain text.
+	 * @return {@code spring.data.redis.host}, {@code spring.data.redis.port},
+	 * {@code spring.data.redis.url} and {@code spring.data.redis.ssl.enabled=false}
 	 */
 	public Map<String, String> springProperties() {
-		return Map.of("spring.data.redis.host", host(), "spring.data.redis.port", Integer.toString(port()));
+		return Map.of("spring.data.redis.host", host(), "spring.data.redis.port", Integer.toString(port()),
+				"spring.data.redis.url", uri(), "spring.data.redis.ssl.enabled", "false");
 	}
 
 	/**

@@ -18,9 +18,12 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * In a Spring test ({@code @SpringBootTest} and the slices) the application connects to
  * it: a {@code DataRedisConnectionDetails} bean takes precedence over whatever
  * {@code spring.data.redis.*} says (URL, password, Sentinel or Cluster included), and
- * {@code spring.data.redis.host} and {@code spring.data.redis.port} name it for code that
- * reads them. A {@link TaskQueueTestSupport} bean is added. Test methods and lifecycle
- * methods may take a {@link TestRedis} parameter, also outside Spring.
+ * {@code spring.data.redis.host}, {@code spring.data.redis.port} and
+ * {@code spring.data.redis.url} name it for code that reads them, with
+ * {@code spring.data.redis.ssl.enabled} false (Spring Boot would take TLS from a
+ * {@code rediss://} URL of the application's own). A {@link TaskQueueTestSupport} bean is
+ * added. Test methods and lifecycle methods may take a {@link TestRedis} parameter, also
+ * outside Spring.
  * <p>
  * Spring caches test contexts: one started for an earlier class keeps running, its queue
  * workers and scheduled jobs included, on the same Redis. Give a context whose queue

@@ -26,7 +26,8 @@ class TestRedisTests {
 			assertThat(redis.port()).isNotEqualTo(6379);
 		}
 		assertThat(redis.springArguments()).containsExactly("--spring.data.redis.host=" + redis.host(),
-				"--spring.data.redis.port=" + redis.port());
+				"--spring.data.redis.port=" + redis.port(), "--spring.data.redis.ssl.enabled=false",
+				"--spring.data.redis.url=redis://" + redis.host() + ":" + redis.port());
 		assertThat(redis.uri()).isEqualTo("redis://" + redis.host() + ":" + redis.port());
 	}
 
