@@ -2,6 +2,7 @@ package io.github.redislock.support;
 
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -29,6 +30,19 @@ public final class CurrentLocks {
 			HOLDS.remove();
 		}
 		return hold;
+	}
+
+	/**
+	 * Return the holds the current thread runs under, outermost first (a copy).
+	 * @return the holds, empty when the thread holds none
+	 */
+	public static List<CurrentLock> all() {
+		ArrayDeque<CurrentLock> holds = HOLDS.get();
+		List<CurrentLock> all = List.copyOf(holds);
+		if (holds.isEmpty()) {
+			HOLDS.remove();
+		}
+		return all;
 	}
 
 	/**

@@ -17,6 +17,7 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.PatternTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.BackOffExecution;
 
 /**
  * Release channels for connection factories other than Lettuce's (Jedis), through Spring
@@ -29,6 +30,9 @@ final class PatternReleaseChannels implements ReleaseChannels {
 	private static final Log logger = LogFactory.getLog(PatternReleaseChannels.class);
 
 	private static final long SUBSCRIBE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	/** How long a subscription that lost its connection waits before it is made again. */
+	private static final long RECOVERY_PAUSE_MILLIS = 5000;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -102,6 +106,24 @@ final class PatternReleaseChannels implements ReleaseChannels {
 		// for as long as it lasts (Jedis) would never let the start return, and waiters
 		// would wait out their wait time instead of being woken.
 		container.setSubscriptionExecutor(this.subscribing.get());
+		// A subscription that lost its connection (a client that does not reconnect by
+		// itself: Jedis) is made again after a pause, as the container does by default,
+		// but only while it is still this instance's: the pause is taken here, so that a
+		// stop or close meanwhile is seen after it (the container, waiting on its own,
+		// subscribed again for nobody).
+		container.setRecoveryBackoff(() -> () -> {
+			if (!isCurrent(container)) {
+				return BackOffExecution.STOP;
+			}
+			try {
+				Thread.sleep(RECOVERY_PAUSE_MILLIS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return BackOffExecution.STOP;
+			}
+			return isCurrent(container) ? 0 : BackOffExecution.STOP;
+		});
 		container.addMessageListener(
 				(message, pattern) -> this.onMessage.accept(new String(message.getChannel(), StandardCharsets.UTF_8),
 						new String(message.getBody(), StandardCharsets.UTF_8)),
@@ -121,6 +143,17 @@ final class PatternReleaseChannels implements ReleaseChannels {
 				ex.addSuppressed(destroyFailure);
 			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * Whether {@code container} is this instance's subscription, made and not given up.
+	 */
+	private boolean isCurrent(RedisMessageListenerContainer container) {
+		synchronized (this.lock) {
+			CompletableFuture<RedisMessageListenerContainer> current = this.container;
+			return !this.closed && current != null && current.isDone() && !current.isCompletedExceptionally()
+					&& current.join() == container;
 		}
 	}
 

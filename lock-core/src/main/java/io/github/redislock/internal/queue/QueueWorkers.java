@@ -366,7 +366,14 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		container.setSubscriptionExecutor(this.listeningThreads);
 		// A first subscription that fails is not retried by the container (it would
 		// retry forever on this thread): the next claim that reaches Redis asks again.
-		container.setRecoveryBackoff(new org.springframework.util.backoff.FixedBackOff(0, 0));
+		// Nor is one that was made and then lost its connection (a client that does not
+		// reconnect by itself: Jedis; Lettuce does): it is given up, the workers look
+		// every
+		// poll interval, and the next claim that reaches Redis subscribes anew.
+		container.setRecoveryBackoff(() -> () -> {
+			subscriptionLost(container);
+			return org.springframework.util.backoff.BackOffExecution.STOP;
+		});
 		container.addMessageListener(new Notifications(), new ChannelTopic(this.queue.notificationChannel()));
 		container.afterPropertiesSet();
 		try {
@@ -404,6 +411,25 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * A poller's claim reached Redis: subscribe (on the subscription thread) when an
 	 * earlier subscription failed.
 	 */
+	/**
+	 * A subscription that was made has lost its connection and is given up (not the first
+	 * attempt of one, which {@link #subscribe()} handles): not listening any more.
+	 */
+	private void subscriptionLost(RedisMessageListenerContainer container) {
+		if (this.notifications != container) {
+			return;
+		}
+		this.notifications = null;
+		logger.debug("Queue notifications lost their connection; subscribing again once Redis answers");
+		try {
+			this.subscriptionThread.execute(() -> closeNotifications(container));
+		}
+		catch (RuntimeException ex) {
+			// Shutting down: stop() closes what is left.
+		}
+		redisReached();
+	}
+
 	private void redisReached() {
 		if (this.notifications == null && this.running && !this.stopping) {
 			subscribeLater();

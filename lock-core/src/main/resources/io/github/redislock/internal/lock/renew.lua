@@ -26,13 +26,19 @@ for i, key in ipairs(KEYS) do
     end
     local value = redis.pcall('GET', key)
     if type(value) == 'string' then
-      -- The fields are found by their colons (token, deadline, flags and hold-at-least
-      -- hold none; the owner may), and only the deadline is replaced: a renewal of many
-      -- locks costs little more than their GET and SET.
-      local c1 = string.find(value, ':', 1, true)
-      local c2 = c1 and string.find(value, ':', c1 + 1, true)
-      local c3 = c2 and string.find(value, ':', c2 + 1, true)
-      local c4 = c3 and string.find(value, ':', c3 + 1, true)
+      -- A record of the form acquire.lua writes (anything else, written by no script of
+      -- ours, is left alone and counts as gone, for this key only). Its fields are then
+      -- found by their colons (token, deadline, flags and hold-at-least hold none; the
+      -- owner may), and only the deadline is replaced: a renewal of many locks costs
+      -- little more than their GET and SET.
+      local c4 = nil
+      local c1, c2, c3
+      if string.find(value, '^%d+:%d+:%a*:%d*:') then
+        c1 = string.find(value, ':', 1, true)
+        c2 = string.find(value, ':', c1 + 1, true)
+        c3 = string.find(value, ':', c2 + 1, true)
+        c4 = string.find(value, ':', c3 + 1, true)
+      end
       if c4 and string.sub(value, c4 + 1) == owner and tonumber(string.sub(value, c1 + 1, c2 - 1)) > nowMs
           and not string.find(string.sub(value, c2 + 1, c3 - 1), '[kf]') then
         if untilText == nil then

@@ -89,6 +89,34 @@ class LayoutTwoReviewTests {
 	}
 
 	/**
+	 * A record no script of ours writes (a foreign or corrupted value) counts as gone for
+	 * its own key only: the renewal of the batch it is in goes on for the others. The
+	 * renewal that found the record's fields by their colons failed the whole batch with
+	 * a Lua error on a non-numeric deadline (hostile review of that change), and every
+	 * hold of the batch would have been reported lost.
+	 */
+	@Test
+	void aMalformedRecordInARenewalBatchFailsOnlyItsOwnKey() {
+		DefaultRedisLockTemplate instance = this.templates.create();
+		LockCommands commands = instance.commands();
+		String owner = "owner:1:1";
+		String good = this.key;
+		String bad = "redislock:{" + this.name + "-bad}";
+		String other = "redislock:{" + this.name + "-other}";
+		assertThat(commands.acquire(good, owner, 30_000, false, false, "m")).isPositive();
+		assertThat(commands.acquire(other, owner, 30_000, false, false, "m")).isPositive();
+		for (String malformed : List.of("5:abc:::" + owner, "5::::" + owner, "x:1:::" + owner)) {
+			this.raw.opsForValue().set(bad, malformed, Duration.ofMinutes(1));
+			boolean[] renewed = commands
+				.renewAsync(List.of(good, bad, other), List.of(owner, owner, owner), 30_000, Duration.ofSeconds(10))
+				.join();
+			assertThat(renewed).as("renewed, for the record %s in the middle", malformed)
+				.containsExactly(true, false, true);
+			assertThat(this.raw.opsForValue().get(bad)).isEqualTo(malformed);
+		}
+	}
+
+	/**
 	 * The same through the public API: a second instance's tryLock with a wait time on a
 	 * lock held with a very long fixed lease.
 	 */
