@@ -7,9 +7,6 @@
 -- release-rw.lua), or extended to a fixed lease (a hash marked 'fixed').
 local lease = tonumber(ARGV[1])
 local nowMs = nil
--- An exclusive lock's new deadline and its key's time to live are the same for the whole
--- batch: written once.
-local untilText, pxText = nil, nil
 local result = {}
 for i, key in ipairs(KEYS) do
   local owner = ARGV[i + 1]
@@ -26,26 +23,10 @@ for i, key in ipairs(KEYS) do
     end
     local value = redis.pcall('GET', key)
     if type(value) == 'string' then
-      -- A record of the form acquire.lua writes (anything else, written by no script of
-      -- ours, is left alone and counts as gone, for this key only). Its fields are then
-      -- found by their colons (token, deadline, flags and hold-at-least hold none; the
-      -- owner may), and only the deadline is replaced: a renewal of many locks costs
-      -- little more than their GET and SET.
-      local c4 = nil
-      local c1, c2, c3
-      if string.find(value, '^%d+:%d+:%a*:%d*:') then
-        c1 = string.find(value, ':', 1, true)
-        c2 = string.find(value, ':', c1 + 1, true)
-        c3 = string.find(value, ':', c2 + 1, true)
-        c4 = string.find(value, ':', c3 + 1, true)
-      end
-      if c4 and string.sub(value, c4 + 1) == owner and tonumber(string.sub(value, c1 + 1, c2 - 1)) > nowMs
-          and not string.find(string.sub(value, c2 + 1, c3 - 1), '[kf]') then
-        if untilText == nil then
-          untilText = string.format('%.0f', nowMs + lease)
-          pxText = string.format('%.0f', lease + math.max(2 * lease, 60000))
-        end
-        redis.call('SET', key, string.sub(value, 1, c1) .. untilText .. string.sub(value, c2), 'PX', pxText)
+      local token, untilMs, flags, atleast, holder = string.match(value, '^(%d+):(%d+):(%a*):(%d*):(.*)$')
+      if holder == owner and tonumber(untilMs) > nowMs and not string.find(flags, '[kf]') then
+        redis.call('SET', key, token .. ':' .. string.format('%.0f', nowMs + lease) .. ':' .. flags .. ':' .. atleast
+          .. ':' .. holder, 'PX', string.format('%.0f', lease + math.max(2 * lease, 60000)))
         result[i] = 1
       end
     end
