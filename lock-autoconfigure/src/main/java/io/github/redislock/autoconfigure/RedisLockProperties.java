@@ -486,16 +486,18 @@ public class RedisLockProperties implements InitializingBean {
 
 		/**
 		 * How often an idle instance looks at its queues: each idle queue every poll
-		 * interval times the number of queues the instance works on, at most every 30 s
+		 * interval times the number of queues the instance works on, at most every 60 s
 		 * (or every poll interval, when longer), so an idle instance sends one look per
-		 * poll interval however many queues it has, up to that bound. Enqueued tasks that
-		 * are due at once, delayed tasks and retries that fall due before the next look,
-		 * and tasks that waited for their id's run wake idle workers by a notification
-		 * (sent only while a worker idles; busy workers look again as each task ends).
-		 * The looks are the fallback: they make up for a lost notification, and take back
-		 * tasks whose worker died (at the latest at the first look after their visibility
-		 * timeout). While the notifications cannot be subscribed to, each queue is looked
-		 * at every poll interval.
+		 * poll interval however many queues it has, up to that bound (30 queues at 2 s).
+		 * Enqueued tasks that are due at once, delayed tasks and retries that fall due
+		 * before the next look, and tasks that waited for their id's run wake idle
+		 * workers by a notification (sent only while a worker idles; busy workers look
+		 * again as each task ends). The looks are the fallback: they make up for a lost
+		 * notification, and take back tasks whose worker died (at the latest at the first
+		 * look after their visibility timeout). While the notifications cannot be
+		 * subscribed to, each queue is looked at every poll interval; a subscription that
+		 * stops hearing (a half-open connection) is found by a probe every 30 s,
+		 * replaced, and every queue looked at.
 		 */
 		private Duration pollInterval = Duration.ofSeconds(2);
 

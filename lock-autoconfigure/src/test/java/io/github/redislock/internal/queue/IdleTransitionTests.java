@@ -28,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Transitions of an instance that spreads its idle looks over its queues (an idle queue
- * is looked at every N poll intervals, N = the queues of the instance, at most 30 s):
+ * is looked at every N poll intervals, N = the queues of the instance, at most 60 s):
  * instance under test with 10 queues, poll interval 1 s, so an idle queue is looked at
  * every 10 s. A task still starts within about one poll interval when it waited for its
  * id's run, is a retry, or was taken back from a dead worker, and when the subscription
@@ -138,8 +138,9 @@ class IdleTransitionTests {
 	/**
 	 * The subscription never dropped but its messages are lost (a pub/sub connection gone
 	 * half-open behind a load balancer): tasks due now start when their idle queue is
-	 * looked at again, at most N poll intervals (and 30 s) after the last look, the bound
-	 * docs/queue.md states.
+	 * looked at again, at most N poll intervals (and 60 s) after the last look, or when
+	 * the subscription's probe finds it deaf (every 30 s), whichever comes first: here
+	 * the look, 10 s.
 	 */
 	@Test
 	void withAHalfOpenSubscriptionADueTaskStartsAtTheIdleLook() {
@@ -159,6 +160,67 @@ class IdleTransitionTests {
 					.isLessThan(Duration.ofSeconds(10).plus(PROMPT));
 			});
 		}
+	}
+
+	/**
+	 * The subscription goes half-open while its queues idle for long (10 queues at 3 s:
+	 * each looked at every 30 s): its probe does not come back, so it is given up and
+	 * made anew on a new connection, which wakes every poller; the task starts within a
+	 * probe period and the probe's timeout, not at its queue's idle look. (Without the
+	 * probe it waited for that look: about 27 s here.)
+	 */
+	@Test
+	void aHalfOpenSubscriptionIsFoundByItsProbeBeforeTheIdleLook() {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			runner("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port())
+				.withPropertyValues("redislock.queue.poll-interval=3s")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					context.getBean(QueueWorkers.class).probeEvery(1000);
+					Thread.sleep(1500);
+					proxy.silenceSubscribers();
+					TenQueues queues = context.getBean(TenQueues.class);
+					String id = "probe-" + UUID.randomUUID();
+					long sent = System.nanoTime();
+					queues.q7(id);
+					assertThat(Duration.ofMillis(startLatencyMillis(id, sent)))
+						.as("start of a due task, notification lost on a half-open subscription")
+						.isLessThan(Duration.ofSeconds(1 + 2).plus(PROMPT).plus(PROMPT));
+				});
+		}
+	}
+
+	/**
+	 * A subscription that hears keeps its connection however often it is probed: its
+	 * probes come back, none gives it up (a probe that gave up a healthy subscription
+	 * would show as a new pub/sub connection).
+	 */
+	@Test
+	void aHealthySubscriptionKeepsItsConnectionThroughItsProbes() {
+		runner(this.redis.springProperties()).run((context) -> {
+			assertThat(context).hasNotFailed();
+			QueueWorkers workers = context.getBean(QueueWorkers.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients().size() == 1);
+			java.util.List<String> before = pubSubClients();
+			workers.probeEvery(50);
+			Thread.sleep(3000);
+			assertThat(workers.probesHeard()).as("probes heard").isGreaterThan(10);
+			assertThat(pubSubClients()).as("the pub/sub connection after 3 s of probes every 50 ms").isEqualTo(before);
+		});
+	}
+
+	private java.util.List<String> pubSubClients() {
+		Object list = this.redis.template()
+			.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> connection.execute(
+					"CLIENT", "LIST".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+					"TYPE".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+					"pubsub".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+		String text = (list instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
+				: String.valueOf(list);
+		return java.util.Arrays.stream(text.split("\n"))
+			.filter((line) -> !line.isBlank())
+			.map((line) -> line.substring(0, line.indexOf(' ')))
+			.toList();
 	}
 
 	/**

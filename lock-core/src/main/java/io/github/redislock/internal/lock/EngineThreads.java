@@ -20,7 +20,7 @@ public final class EngineThreads {
 	/**
 	 * A started scheduler of {@code size} threads named {@code prefix}-N.
 	 */
-	static ThreadPoolTaskScheduler scheduler(String prefix, int size) {
+	public static ThreadPoolTaskScheduler scheduler(String prefix, int size) {
 		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
 		scheduler.setPoolSize(size);
 		scheduler.setThreadNamePrefix(prefix + "-");

@@ -57,9 +57,14 @@ final class QueuePoller {
 
 	/**
 	 * The longest idle pause of a queue of an instance with many queues (unless the poll
-	 * interval is longer): how late a notification that was lost can be made up for.
+	 * interval is longer): up to it, an idle instance costs one look per poll interval
+	 * whatever its number of queues (30 queues at the default 2 s). How late a
+	 * notification lost while the subscription hears (a message the Cluster bus dropped)
+	 * is made up for, and how long after its visibility timeout a dead worker's task
+	 * waits for an instance that did not look at its queue meanwhile. A subscription that
+	 * stops hearing is found by its probe within {@code QueueWorkers.PROBE_MILLIS}.
 	 */
-	static final long MAX_IDLE_PAUSE_MILLIS = 30_000;
+	static final long MAX_IDLE_PAUSE_MILLIS = 60_000;
 
 	/** How many queues this instance polls (see {@link #idleMillis()}). */
 	private final IntSupplier queuesPolled;

@@ -11,7 +11,7 @@ import org.springframework.util.Assert;
  * @param workers concurrent tasks per queue on this instance; 0: produce only
  * @param pollInterval idle pause between two looks at a queue, on an instance with one
  * queue; an instance with N queues looks at each idle queue every N poll intervals (at
- * most every 30 s, unless the poll interval is longer)
+ * most every 60 s, unless the poll interval is longer)
  * @param batchSize most tasks taken in one claim
  * @param visibilityTimeout how long a claimed task stays invisible to other workers
  * without a renewal; running tasks are renewed every third of it

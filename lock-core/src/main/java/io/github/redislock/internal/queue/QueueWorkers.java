@@ -11,7 +11,9 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.redislock.internal.OutageLog;
 import io.github.redislock.support.Printable;
@@ -33,11 +35,13 @@ import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.MessageListener;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.SubscriptionListener;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.Assert;
 import org.springframework.util.ReflectionUtils;
 import io.github.redislock.support.RunningTasks;
@@ -128,6 +132,30 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	/** Task-failed events are handed over here, off the worker threads, in order. */
 	private final ThreadPoolTaskExecutor eventThread = EngineThreads.serial("redislock-task-failed-events");
+
+	/**
+	 * How often a subscribed instance checks that its subscription still hears (see
+	 * {@link #probe()}): the bound on how late a notification lost on a connection that
+	 * stays open (half-open behind a load balancer) is made up for, whatever the idle
+	 * pause of its queues.
+	 */
+	static final long PROBE_MILLIS = 30_000;
+
+	/** How long a probe may take to come back before the subscription is given up. */
+	static final long PROBE_TIMEOUT_MILLIS = 2_000;
+
+	/** The probe period in use (shorter in tests: {@link #probeEvery(long)}). */
+	private volatile long probeMillis = PROBE_MILLIS;
+
+	/** Sends the probes and times them, on one platform thread. */
+	private final ThreadPoolTaskScheduler probeThread = EngineThreads.scheduler("redislock-queue-probe", 1);
+
+	private volatile @Nullable ScheduledFuture<?> probing;
+
+	/** The number of the last probe sent, and of the last one heard. */
+	private final AtomicLong probesSent = new AtomicLong();
+
+	private final AtomicLong probesHeard = new AtomicLong();
 
 	private volatile boolean running;
 
@@ -311,6 +339,94 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 		if (!this.pollers.isEmpty()) {
 			subscribeLater();
+			scheduleProbe(this.probeMillis);
+		}
+	}
+
+	/**
+	 * The channel of this instance's probes: its own, so that no other instance hears
+	 * them.
+	 */
+	private String probeChannel() {
+		return this.queue.notificationChannel() + ":probe:" + this.instanceId;
+	}
+
+	private void scheduleProbe(long delayMillis) {
+		try {
+			this.probing = this.probeThread.schedule(this::probe,
+					java.time.Instant.now().plusMillis(Math.max(1, delayMillis)));
+		}
+		catch (RuntimeException ex) {
+			// Shutting down.
+		}
+	}
+
+	/**
+	 * Check that the subscription still hears: publish a probe on this instance's own
+	 * channel and expect it back within {@link #PROBE_TIMEOUT_MILLIS}. A subscription
+	 * whose connection stays open but carries nothing any more (half-open behind a load
+	 * balancer, a NAT entry dropped) would otherwise miss every notification, each made
+	 * up for only at its queue's idle look; it is given up and made anew, which wakes
+	 * every poller. One request per {@link #PROBE_MILLIS} per instance, whatever its
+	 * number of queues. A probe that cannot be sent (Redis unreachable) proves nothing:
+	 * the claims report the outage, and a lost connection is handled as such.
+	 */
+	void probe() {
+		try {
+			RedisMessageListenerContainer container = this.notifications;
+			if (container == null || !this.running || this.stopping) {
+				return;
+			}
+			long number = this.probesSent.incrementAndGet();
+			try (RedisConnection connection = this.connectionFactory.getConnection()) {
+				connection.publish(probeChannel().getBytes(StandardCharsets.UTF_8),
+						Long.toString(number).getBytes(StandardCharsets.UTF_8));
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not send the queue subscription's probe", ex);
+				return;
+			}
+			this.probeThread.schedule(() -> probeDue(container, number),
+					java.time.Instant.now().plusMillis(PROBE_TIMEOUT_MILLIS));
+		}
+		catch (RuntimeException ex) {
+			// Shutting down.
+		}
+		finally {
+			if (this.running && !this.stopping) {
+				scheduleProbe(this.probeMillis);
+			}
+		}
+	}
+
+	private void probeDue(RedisMessageListenerContainer container, long number) {
+		if (this.probesHeard.get() >= number || this.notifications != container || !this.running || this.stopping) {
+			return;
+		}
+		logger.warn("The task queue's subscription did not hear its own probe within " + PROBE_TIMEOUT_MILLIS
+				+ " ms (a connection that stays open but carries nothing: a load balancer or NAT dropped it?);"
+				+ " subscribing again on a new connection, and looking at every queue");
+		subscriptionLost(container);
+	}
+
+	/**
+	 * Return the number of the last probe heard back.
+	 */
+	long probesHeard() {
+		return this.probesHeard.get();
+	}
+
+	/**
+	 * Check the subscription every {@code millis} from now on (tests).
+	 */
+	void probeEvery(long millis) {
+		this.probeMillis = millis;
+		ScheduledFuture<?> current = this.probing;
+		if (current != null) {
+			current.cancel(false);
+		}
+		if (this.running && !this.stopping) {
+			scheduleProbe(millis);
 		}
 	}
 
@@ -374,7 +490,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			subscriptionLost(container);
 			return org.springframework.util.backoff.BackOffExecution.STOP;
 		});
-		container.addMessageListener(new Notifications(), new ChannelTopic(this.queue.notificationChannel()));
+		container.addMessageListener(new Notifications(),
+				List.of(new ChannelTopic(this.queue.notificationChannel()), new ChannelTopic(probeChannel())));
 		container.afterPropertiesSet();
 		try {
 			container.start();
@@ -408,12 +525,11 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	}
 
 	/**
-	 * A poller's claim reached Redis: subscribe (on the subscription thread) when an
-	 * earlier subscription failed.
-	 */
-	/**
-	 * A subscription that was made has lost its connection and is given up (not the first
-	 * attempt of one, which {@link #subscribe()} handles): not listening any more.
+	 * A subscription that was made has lost its connection, or stopped hearing its
+	 * probes, and is given up (not the first attempt of one, which {@link #subscribe()}
+	 * handles): not listening any more. It is closed on a thread of its own, never the
+	 * subscription thread: closing a connection that carries nothing may wait for a reply
+	 * that never comes, and the next subscription must not wait for it.
 	 */
 	private void subscriptionLost(RedisMessageListenerContainer container) {
 		if (this.notifications != container) {
@@ -422,7 +538,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		this.notifications = null;
 		logger.debug("Queue notifications lost their connection; subscribing again once Redis answers");
 		try {
-			this.subscriptionThread.execute(() -> closeNotifications(container));
+			this.listeningThreads.execute(() -> closeNotifications(container));
 		}
 		catch (RuntimeException ex) {
 			// Shutting down: stop() closes what is left.
@@ -430,6 +546,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		redisReached();
 	}
 
+	/**
+	 * A poller's claim reached Redis: subscribe (on the subscription thread) when an
+	 * earlier subscription failed or was given up.
+	 */
 	private void redisReached() {
 		if (this.notifications == null && this.running && !this.stopping) {
 			subscribeLater();
@@ -467,6 +587,18 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 		@Override
 		public void onMessage(Message message, byte @Nullable [] pattern) {
+			if (!QueueWorkers.this.queue.notificationChannel()
+				.equals(new String(message.getChannel(), StandardCharsets.UTF_8))) {
+				// This instance's probe came back: the subscription hears.
+				try {
+					QueueWorkers.this.probesHeard.accumulateAndGet(
+							Long.parseLong(new String(message.getBody(), StandardCharsets.UTF_8)), Math::max);
+				}
+				catch (NumberFormatException ex) {
+					// Not a probe of ours.
+				}
+				return;
+			}
 			QueuePoller poller = QueueWorkers.this.pollers.get(new String(message.getBody(), StandardCharsets.UTF_8));
 			if (poller != null) {
 				poller.wake();
@@ -778,6 +910,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	public void stop() {
 		this.running = false;
 		this.stopping = true;
+		ScheduledFuture<?> probing = this.probing;
+		if (probing != null) {
+			probing.cancel(false);
+		}
 		RedisMessageListenerContainer notifications = this.notifications;
 		if (notifications != null) {
 			this.notifications = null;
@@ -809,6 +945,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	@Override
 	public void destroy() {
+		this.probeThread.shutdown();
 		this.subscriptionThread.shutdown();
 		this.listeningThreads.shutdown();
 		this.eventThread.shutdown();
