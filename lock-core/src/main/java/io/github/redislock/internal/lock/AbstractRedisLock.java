@@ -375,36 +375,65 @@ abstract class AbstractRedisLock extends ThreadOwnedLock {
 	 */
 	@Override
 	CompletableFuture<@Nullable Void> releaseAsync(LockHold hold) {
+		// What follows the release runs on a callback thread, never on Lettuce's I/O
+		// thread (a caller that talks to Redis there would wait on itself).
+		return sendRelease(hold).handleAsync((result, failure) -> afterRelease(hold, result, failure),
+				this.template.callbacks());
+	}
+
+	/**
+	 * Release an asynchronous hold and wait for it on the calling thread, which then runs
+	 * what follows the release itself (a blocking {@code close()} of a permit or a
+	 * handle): the same steps as {@link #releaseAsync}, without handing them to a
+	 * callback thread and back. Not interruptible, as waiting for {@link #releaseAsync}
+	 * is not.
+	 * @param hold the hold
+	 * @throws CompletionException as the future of {@link #releaseAsync} fails
+	 */
+	@Override
+	void releaseBlocking(LockHold hold) {
+		CompletableFuture<Long> answer = sendRelease(hold);
+		Long result = null;
+		Throwable failure = null;
+		try {
+			result = answer.join();
+		}
+		catch (CompletionException | java.util.concurrent.CancellationException ex) {
+			failure = ex;
+		}
+		afterRelease(hold, result, failure);
+	}
+
+	private CompletableFuture<Long> sendRelease(LockHold hold) {
 		hold.releasing();
 		holds().remove(hold);
 		this.template.observer()
 			.released(hold.metricName(), hold.kind(), Duration.ofNanos(System.nanoTime() - hold.acquiredNanos()));
-		CompletableFuture<Long> answer;
 		try {
-			answer = this.template.commands()
+			return this.template.commands()
 				.callAsync(releaseCall(hold.owner(), hold.token(), hold.holdAtLeastMillis()));
 		}
 		catch (RuntimeException ex) {
-			answer = CompletableFuture.failedFuture(ex);
+			return CompletableFuture.failedFuture(ex);
 		}
-		// What follows the release runs on a callback thread, never on Lettuce's I/O
-		// thread (a caller that talks to Redis there would wait on itself).
-		return answer.handleAsync((result, failure) -> {
-			// Whatever the outcome: a release that timed out may have run.
-			wakeLocalWaiters();
-			if (failure != null) {
-				// The hold may still be in Redis: send the release again later.
-				this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
-				releaseUnsettled();
-				throw (failure instanceof CompletionException completion) ? completion
-						: new CompletionException(failure);
-			}
-			if (result != 1) {
-				this.template.released(hold, (result == 0) ? "it had expired or was deleted when released"
-						: "another owner held it when released");
-			}
-			return null;
-		}, this.template.callbacks());
+	}
+
+	private @Nullable Void afterRelease(LockHold hold, @Nullable Long result, @Nullable Throwable failure) {
+		// Whatever the outcome: a release that timed out may have run.
+		wakeLocalWaiters();
+		if (failure != null || result == null) {
+			// The hold may still be in Redis: send the release again later.
+			this.template.pendingReleases().failed(this, hold.owner(), hold.token(), hold.holdAtLeastMillis());
+			releaseUnsettled();
+			throw (failure instanceof CompletionException completion) ? completion
+					: new CompletionException((failure != null) ? failure : new IllegalStateException(
+							"No answer to the release of '" + Printable.of(this.name) + "'"));
+		}
+		if (result != 1) {
+			this.template.released(hold, (result == 0) ? "it had expired or was deleted when released"
+					: "another owner held it when released");
+		}
+		return null;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.redislock.internal.lock;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.redislock.core.LockHandle;
@@ -137,6 +138,25 @@ public sealed class AsyncHold implements LockHandle, CurrentLock permits AsyncPe
 			return CompletableFuture.completedFuture(null);
 		}
 		return this.lock.releaseAsync(this.hold);
+	}
+
+	/**
+	 * Release the lock and wait for Redis's answer on the calling thread; later calls do
+	 * nothing (see {@link LockHandle#release()}).
+	 * @throws LockLostException when the hold had been lost and
+	 * {@code redislock.on-lock-lost=throw}
+	 */
+	@Override
+	public void release() {
+		if (!this.released.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			this.lock.releaseBlocking(this.hold);
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+		}
 	}
 
 	/**

@@ -132,6 +132,16 @@ abstract class ThreadOwnedLock implements RedisLock {
 	 */
 	abstract CompletableFuture<@Nullable Void> releaseAsync(LockHold hold);
 
+	/**
+	 * Release an asynchronous hold and wait for it on the calling thread (a blocking
+	 * {@code close()}): by default, waits for {@link #releaseAsync}.
+	 * @param hold the hold
+	 * @throws java.util.concurrent.CompletionException as that future fails
+	 */
+	void releaseBlocking(LockHold hold) {
+		releaseAsync(hold).join();
+	}
+
 	@Override
 	public void lock() {
 		boolean interrupted = false;

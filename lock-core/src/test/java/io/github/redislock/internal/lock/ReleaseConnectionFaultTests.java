@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.RedisLock;
 import io.github.redislock.core.RedisSemaphore;
+import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.faults.LockWaiterProcess;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LocalRedisServer;
@@ -32,6 +33,7 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -294,6 +296,35 @@ class ReleaseConnectionFaultTests {
 			String[] warnings = waiter.await("DESTROYED", Duration.ofSeconds(30));
 			assertThat(String.join(" ", warnings)).as("what the destroyed template's engine logged at WARN and above")
 				.isEmpty();
+		}
+	}
+
+	/**
+	 * A permit's blocking {@code close()} through a connection that swallows everything
+	 * (a command timeout of 1 s: its timer is a coarse one, {@link AsyncTimeouts}): the
+	 * close fails within about that timeout, on the calling thread, and the permit is
+	 * given back once Redis answers again (the release is sent again), so none leaks.
+	 */
+	@Test
+	void aPermitClosedWhileRedisSwallowsEverythingFailsWithinItsTimeoutAndIsGivenBackLater() throws Exception {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			DefaultRedisLockTemplate instance = template(factory(proxy.host(), proxy.port(), Duration.ofSeconds(1)));
+			RedisSemaphore semaphore = instance.getSemaphore(this.name, 1);
+			SemaphorePermit permit = semaphore.tryAcquire(Duration.ZERO, LONG_LEASE).orElseThrow();
+			assertThat(semaphore.availablePermits()).isZero();
+			proxy.blackHole();
+			long start = System.nanoTime();
+			assertThatThrownBy(permit::close).isInstanceOf(RuntimeException.class);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("close() through a black hole")
+				.isBetween(Duration.ofMillis(950), Duration.ofSeconds(5));
+			assertThat(this.raw.opsForZSet().zCard(lockKey() + ":permits")).as("the permit, still in Redis")
+				.isEqualTo(1);
+			proxy.heal();
+			proxy.cutCommandConnections();
+			await().atMost(Duration.ofSeconds(40))
+				.untilAsserted(() -> assertThat(this.raw.opsForZSet().zCard(lockKey() + ":permits"))
+					.as("the permit, once the release was sent again")
+					.isZero());
 		}
 	}
 
