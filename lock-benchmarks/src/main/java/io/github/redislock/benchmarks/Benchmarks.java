@@ -922,6 +922,20 @@ public final class Benchmarks {
 	 * window).
 	 */
 	private PairCost pairCost(Column column, int threads, boolean oneKey, String keyPrefix) {
+		return pairCost(threads, (t) -> {
+			Column.Locker locker = column.locker(oneKey ? keyPrefix : keyPrefix + t);
+			return () -> {
+				locker.lock();
+				locker.unlock();
+			};
+		});
+	}
+
+	/**
+	 * As {@link #pairCost(Column, int, boolean, String)}, for any pair: {@code pairFor}
+	 * gives thread {@code t} its pair.
+	 */
+	private PairCost pairCost(int threads, java.util.function.IntFunction<Runnable> pairFor) {
 		java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory
 			.getOperatingSystemMXBean();
 		if (!(os instanceof com.sun.management.OperatingSystemMXBean process)) {
@@ -930,13 +944,7 @@ public final class Benchmarks {
 		long[] cpu = new long[2];
 		double[] redisCpu = new double[2];
 		long[] calls = new long[2];
-		Measure.Run run = Measure.run(threads, this.warmUp, this.millis, (t) -> {
-			Column.Locker locker = column.locker(oneKey ? keyPrefix : keyPrefix + t);
-			return () -> {
-				locker.lock();
-				locker.unlock();
-			};
-		}, new Measure.Window() {
+		Measure.Run run = Measure.run(threads, this.warmUp, this.millis, pairFor::apply, new Measure.Window() {
 
 			@Override
 			public void opened() {
@@ -1000,6 +1008,7 @@ public final class Benchmarks {
 				});
 			}
 		}
+		Map<String, Report.Grid> semaphoreGrids = semaphoreCosts();
 		this.report.heading("Where a pair's time goes: client CPU, Redis CPU and commands per pair (issue #34)");
 		this.report.paragraph("Per lock + unlock pair in the measured window: this JVM's CPU (all its threads: the"
 				+ " callers, Lettuce's and the engine's, GC and JIT), redis-server's CPU (`INFO cpu`, user + sys) and"
@@ -1013,6 +1022,64 @@ public final class Benchmarks {
 			this.report.paragraph("**" + title + "**");
 			this.report.grid("", grid, true, 1);
 		});
+		this.report.paragraph("Semaphores, acquire + release pairs of one permit (1 permit per semaphore, a 30 s"
+				+ " lease, each thread its own semaphore): the starter's `RedisSemaphore.tryAcquire` (60 s wait) and"
+				+ " the permit's `close()`, Redisson's `RPermitExpirableSemaphore`, the starter's permit scripts sent"
+				+ " from the raw baseline's client (\"" + SemaphoreBench.SCRIPTS_ON_RAW + "\"), and the raw lock"
+				+ " baseline's `SET NX PX` + compare-and-delete pair for scale. Ratios are to the raw baseline of"
+				+ " the same round.");
+		semaphoreGrids.forEach((title, grid) -> {
+			this.report.paragraph("**" + title + "**");
+			this.report.grid("", grid, true, 1);
+		});
+	}
+
+	/**
+	 * The costs of a semaphore's acquire + release pair, split as the locks' are: the
+	 * starter, Redisson, the starter's permit scripts from the raw baseline's client, and
+	 * the raw lock baseline.
+	 */
+	private Map<String, Report.Grid> semaphoreCosts() {
+		Map<String, Report.Grid> grids = new LinkedHashMap<>();
+		String raw = Columns.title("raw");
+		List<String> ids = List.of(SemaphoreBench.STARTER, SemaphoreBench.REDISSON, SemaphoreBench.SCRIPTS_ON_RAW, raw);
+		// The shared raw column (not closed here).
+		Column floor = column("raw");
+		try (SemaphoreBench bench = new SemaphoreBench(this.redis.port())) {
+			for (int round = 0; round < this.rounds; round++) {
+				for (int threads : List.of(1, 16)) {
+					String title = "Semaphores, " + threads + ((threads == 1) ? " thread" : " threads")
+							+ ", own semaphore";
+					Map<String, PairCost> results = new LinkedHashMap<>();
+					for (String id : rotated(ids, round)) {
+						progress("costs round " + round + ", " + title + ", " + id);
+						String prefix = "pcs:" + id.replace(' ', '-') + ":" + round + ":" + threads + ":";
+						results.put(id, pairCost(threads, id.equals(raw) ? (t) -> pairOf(floor.locker(prefix + t))
+								: (t) -> bench.pair(id, prefix + t, 1)));
+					}
+					PairCost base = results.get(raw);
+					Report.Grid grid = grids.computeIfAbsent(title, (key) -> new Report.Grid());
+					results.forEach((id, cost) -> {
+						grid.at(id, "pairs/s").add(cost.pairsPerSecond(), base.pairsPerSecond());
+						grid.at(id, "client CPU µs per pair").add(cost.clientCpuMicros(), base.clientCpuMicros());
+						grid.at(id, "Redis CPU µs per pair").add(cost.redisCpuMicros(), base.redisCpuMicros());
+						grid.at(id, "Redis commands per pair").add(cost.commands(), base.commands());
+						grid.at(id, "Redis busy (CPU s per s)").add(cost.redisBusy(), base.redisBusy());
+					});
+				}
+			}
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("The semaphore costs failed: " + ex, ex);
+		}
+		return grids;
+	}
+
+	private static Runnable pairOf(Column.Locker locker) {
+		return () -> {
+			locker.lock();
+			locker.unlock();
+		};
 	}
 
 	// Commands and requests per acquire and release.
@@ -1454,8 +1521,9 @@ public final class Benchmarks {
 		}
 		long idleMillis = 10_000;
 		// Ours looks at each of N idle queues every N poll intervals (2 s by default), at
-		// most every 30 s: a window longer than that sees every queue looked at.
-		long ourIdleMillis = 45_000;
+		// most every 60 s: 20 queues every 40 s; a window of twice that sees every queue
+		// looked at twice.
+		long ourIdleMillis = 80_000;
 		Map<String, QueuePeers.Idle> idle = new LinkedHashMap<>();
 		for (int queues : List.of(1, 20)) {
 			progress("queue-peers, idle, ours, " + queues + " queues");
@@ -1543,8 +1611,8 @@ public final class Benchmarks {
 		this.report.paragraph("Idle cost: one worker instance (a process of its own, " + QueuePeers.WORKERS
 				+ " workers a queue) with 1 or 20 queues and no task, its connections through a TCP proxy that"
 				+ " counts the requests it sends; measured over " + ourIdleMillis / 1000 + " s (ours: it looks at"
-				+ " each of 20 idle queues every 30 s, the cap) or " + idleMillis / 1000
-				+ " s (Rqueue) after it had run for"
+				+ " each of 20 idle queues every 40 s, and checks its subscription with a probe every 30 s) or "
+				+ idleMillis / 1000 + " s (Rqueue) after it had run for"
 				+ " 3 s. Commands: what Redis ran (`INFO commandstats`), scripts' inner commands too.");
 		this.report.table("", List.of("requests/s", "commands/s", "most called, per second"), idleRows);
 		Map<String, List<Double>> throughput = new LinkedHashMap<>();

@@ -31,6 +31,28 @@ final class SemaphoreBench implements AutoCloseable {
 
 	static final String REDISSON = "Redisson RPermitExpirableSemaphore";
 
+	/**
+	 * The starter's own permit scripts ({@code acquire-semaphore.lua},
+	 * {@code release-semaphore.lua}), with the arguments the engine sends for one waiting
+	 * caller, sent synchronously from the raw baseline's kind of client: one shared
+	 * Lettuce connection, no engine around them.
+	 */
+	static final String SCRIPTS_ON_RAW = "the starter's semaphore scripts on the raw baseline";
+
+	private static final String SCRIPTS = "/io/github/redislock/internal/lock/";
+
+	private static final AtomicLong OWNERS = new AtomicLong();
+
+	private final int port;
+
+	private io.lettuce.core.RedisClient rawClient;
+
+	private io.lettuce.core.api.sync.RedisCommands<String, String> raw;
+
+	private String acquireSha;
+
+	private String releaseSha;
+
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
 	private final LettuceConnectionFactory factory;
@@ -40,6 +62,7 @@ final class SemaphoreBench implements AutoCloseable {
 	private final RedissonClient redisson;
 
 	SemaphoreBench(int port) {
+		this.port = port;
 		this.factory = Columns.connectionFactory(port);
 		this.template = new DefaultRedisLockTemplate(this.factory);
 		Config config = new Config();
@@ -87,7 +110,66 @@ final class SemaphoreBench implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * One acquire + release pair of {@code column} on semaphore {@code name}, for a
+	 * thread of its own.
+	 */
+	Runnable pair(String column, String name, int permits) {
+		return pair(column, name, permits, new AtomicInteger(), new AtomicInteger());
+	}
+
+	private synchronized io.lettuce.core.api.sync.RedisCommands<String, String> raw() {
+		if (this.raw == null) {
+			this.rawClient = io.lettuce.core.RedisClient
+				.create(io.lettuce.core.RedisURI.create("127.0.0.1", this.port));
+			this.raw = this.rawClient.connect().sync();
+			this.acquireSha = this.raw.scriptLoad(script("acquire-semaphore.lua"));
+			this.releaseSha = this.raw.scriptLoad(script("release-semaphore.lua"));
+		}
+		return this.raw;
+	}
+
+	private static String script(String name) {
+		try (java.io.InputStream in = SemaphoreBench.class.getResourceAsStream(SCRIPTS + name)) {
+			if (in == null) {
+				throw new IllegalStateException("No script " + name + " on the class path");
+			}
+			return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+		}
+		catch (java.io.IOException ex) {
+			throw new java.io.UncheckedIOException(ex);
+		}
+	}
+
+	private Runnable scriptsOnRaw(String name, int permits, AtomicInteger inside, AtomicInteger most) {
+		io.lettuce.core.api.sync.RedisCommands<String, String> redis = raw();
+		String base = "raw-sem:{" + name + "}";
+		String[] acquireKeys = { base + ":permits", base + ":permits-waiters", base + ":permits:fence" };
+		String[] releaseKeys = { base + ":permits", base + ":permits-waiters" };
+		String owner = OWNERS.incrementAndGet() + ":";
+		// As the engine sends them for one caller that would wait (its wait time is 60 s)
+		// while no other caller of the instance waits: lease, permits, fencing counter
+		// retention (twice the lease), will wait, others wait; the release publishes on
+		// the lock's release channel only when someone waits.
+		String[] acquireArgs = { owner, Long.toString(LEASE.toMillis()), Integer.toString(permits),
+				Long.toString(2 * LEASE.toMillis()), "1", "0" };
+		String[] releaseArgs = { owner, "redislock:" + base + ":released", base, "0" };
+		return () -> {
+			Long token = redis.evalsha(this.acquireSha, io.lettuce.core.ScriptOutputType.INTEGER, acquireKeys,
+					acquireArgs);
+			if (token == null || token <= 0) {
+				throw new IllegalStateException("no permit: " + token);
+			}
+			most.accumulateAndGet(inside.incrementAndGet(), Math::max);
+			inside.decrementAndGet();
+			redis.evalsha(this.releaseSha, io.lettuce.core.ScriptOutputType.INTEGER, releaseKeys, releaseArgs);
+		};
+	}
+
 	private Runnable pair(String column, String name, int permits, AtomicInteger inside, AtomicInteger most) {
+		if (column.equals(SCRIPTS_ON_RAW)) {
+			return scriptsOnRaw(name, permits, inside, most);
+		}
 		if (column.equals(STARTER)) {
 			RedisSemaphore semaphore = this.template.getSemaphore(name, permits);
 			return () -> {
@@ -120,6 +202,9 @@ final class SemaphoreBench implements AutoCloseable {
 		this.template.destroy();
 		this.factory.destroy();
 		this.redisson.shutdown();
+		if (this.rawClient != null) {
+			this.rawClient.shutdown();
+		}
 	}
 
 }
