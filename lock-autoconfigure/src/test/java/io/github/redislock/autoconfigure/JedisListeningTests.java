@@ -5,13 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.annotation.QueuedTask;
-import io.github.redislock.core.RedisLock;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;
@@ -25,7 +20,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,15 +41,7 @@ class JedisListeningTests {
 	static final Map<String, Long> STARTED = new ConcurrentHashMap<>();
 
 	private static JedisConnectionFactory jedis(LocalRedisServer redis, String user, String password) {
-		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(redis.host(), redis.port());
-		if (user != null) {
-			configuration.setUsername(user);
-			configuration.setPassword(password);
-		}
-		JedisConnectionFactory factory = new JedisConnectionFactory(configuration);
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return JedisHandOff.jedis(redis, user, password);
 	}
 
 	@Test
@@ -108,35 +94,12 @@ class JedisListeningTests {
 		}
 	}
 
-	/**
-	 * Hold a lock, let another thread wait for it, release it, and return how long after
-	 * the release the waiter had it.
-	 */
 	private static Duration handOff(RedisConnectionFactory factory, String name) throws Exception {
-		ExecutorService waiter = Executors.newSingleThreadExecutor();
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory);
 		try {
-			RedisLock lock = template.getLock(name);
-			assertThat(lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30))).isTrue();
-			long[] acquiredAt = new long[1];
-			Future<Boolean> waiting = waiter.submit(() -> {
-				RedisLock same = template.getLock(name);
-				boolean acquired = same.tryLock(Duration.ofSeconds(25), null);
-				acquiredAt[0] = System.nanoTime();
-				if (acquired) {
-					same.unlock();
-				}
-				return acquired;
-			});
-			// The waiter has tried once and listens (its first attempt failed).
-			Thread.sleep(1500);
-			long releasedAt = System.nanoTime();
-			lock.unlock();
-			assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();
-			return Duration.ofNanos(acquiredAt[0] - releasedAt);
+			return JedisHandOff.handOff(template, name);
 		}
 		finally {
-			waiter.shutdownNow();
 			template.destroy();
 		}
 	}

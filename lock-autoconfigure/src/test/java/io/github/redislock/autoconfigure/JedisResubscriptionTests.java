@@ -4,14 +4,9 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.github.redislock.annotation.QueuedTask;
-import io.github.redislock.core.RedisLock;
 import io.github.redislock.internal.lock.DefaultRedisLockTemplate;
 import io.github.redislock.test.LocalRedisServer;
 import io.github.redislock.test.LockApplicationContextRunner;
@@ -44,11 +39,7 @@ class JedisResubscriptionTests {
 	static final Map<String, Long> STARTED = new ConcurrentHashMap<>();
 
 	private static JedisConnectionFactory jedis(LocalRedisServer redis) {
-		JedisConnectionFactory factory = new JedisConnectionFactory(
-				new RedisStandaloneConfiguration(redis.host(), redis.port()));
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
+		return JedisHandOff.jedis(redis, null, null);
 	}
 
 	private static LettuceConnectionFactory lettuce(LocalRedisServer redis) {
@@ -154,25 +145,7 @@ class JedisResubscriptionTests {
 	}
 
 	private static void handOff(DefaultRedisLockTemplate template, String name) throws Exception {
-		ExecutorService waiter = Executors.newSingleThreadExecutor();
-		try {
-			RedisLock lock = template.getLock(name);
-			assertThat(lock.tryLock(Duration.ofSeconds(5), Duration.ofSeconds(30))).isTrue();
-			Future<Boolean> waiting = waiter.submit(() -> {
-				RedisLock same = template.getLock(name);
-				boolean acquired = same.tryLock(Duration.ofSeconds(25), null);
-				if (acquired) {
-					same.unlock();
-				}
-				return acquired;
-			});
-			Thread.sleep(1500);
-			lock.unlock();
-			assertThat(waiting.get(30, TimeUnit.SECONDS)).isTrue();
-		}
-		finally {
-			waiter.shutdownNow();
-		}
+		JedisHandOff.handOff(template, name);
 	}
 
 	static class Mail {

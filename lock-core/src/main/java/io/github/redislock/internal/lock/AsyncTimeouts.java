@@ -21,18 +21,32 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * A timer only completes a future; what depends on it is quick (a next script call) or is
  * handed to the callback executor, never run on this thread.
  * <p>
- * Timeouts of answers ({@link #within}) of at least {@link #COARSE_MIN} are almost never
- * reached: each call starts one and its answer cancels it. They are not scheduled one by
- * one (each would wake the timer thread when it became the earliest, twice per lock +
- * unlock pair: measured, 14.5 context switches per semaphore pair against 10.9 without),
- * but kept in slots of {@link #TICK_NANOS} and failed by a tick that runs every
- * {@code TICK_NANOS} while any is kept (and for a second after the last one came), so a
- * timeout fires at most one tick late; starting and cancelling one is a map entry.
+ * Timeouts of answers ({@link #within}) from {@link #COARSE_MIN} to {@link #COARSE_MAX}
+ * are almost never reached: each call starts one and its answer cancels it. They are not
+ * scheduled one by one (each would wake the timer thread when it became the earliest,
+ * twice per lock + unlock pair: measured, 14.5 context switches per semaphore pair
+ * against 10.9 without), but kept in slots of {@link #TICK_NANOS} and failed by a tick
+ * that runs every {@code TICK_NANOS} while any is kept (and for a second after the last
+ * one came), so a timeout fires at most one tick late (later on a busy machine, never
+ * earlier); starting and cancelling one is a map entry. Every call is completed: a
+ * failure that cannot be made fails it with what making it threw.
  */
 final class AsyncTimeouts {
 
 	/** The shortest answer timeout kept in slots rather than scheduled on its own. */
 	static final Duration COARSE_MIN = Duration.ofSeconds(1);
+
+	/**
+	 * The longest answer timeout kept in slots: longer ones (a command timeout of years,
+	 * which Lettuce accepts) are scheduled on their own, whose deadline cannot overflow.
+	 */
+	static final Duration COARSE_MAX = Duration.ofHours(1);
+
+	/**
+	 * Slots are numbered from this {@link System#nanoTime()}, so that a wrap of it orders
+	 * them.
+	 */
+	private static final long BASE = System.nanoTime();
 
 	/** The width of a slot, and the tick's period. */
 	static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -40,7 +54,7 @@ final class AsyncTimeouts {
 	/** How long the tick keeps running after the last timeout was kept. */
 	private static final long LINGER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	/** The kept timeouts by slot (deadline / TICK_NANOS, rounded up). */
+	/** The kept timeouts by slot ((deadline - BASE) / TICK_NANOS, rounded up). */
 	private static final ConcurrentSkipListMap<Long, Slot> slots = new ConcurrentSkipListMap<>();
 
 	/** Whether a tick is scheduled. */
@@ -103,18 +117,33 @@ final class AsyncTimeouts {
 		if (future.isDone()) {
 			return future;
 		}
-		if (timeout.compareTo(COARSE_MIN) >= 0) {
-			keep(future, System.nanoTime() + timeout.toNanos(), failure);
+		if (timeout.compareTo(COARSE_MIN) >= 0 && timeout.compareTo(COARSE_MAX) <= 0) {
+			keep(future, System.nanoTime() - BASE + timeout.toNanos(), failure);
 			return future;
 		}
-		ScheduledFuture<?> timer = scheduler().schedule(() -> future.completeExceptionally(failure.get()),
-				Instant.now().plus(timeout));
+		ScheduledFuture<?> timer = scheduler().schedule(() -> fail(future, failure), Instant.now().plus(timeout));
 		future.whenComplete((result, ex) -> timer.cancel(false));
 		return future;
 	}
 
 	/**
-	 * Keep a timeout in its slot: the first slot that ends at or after the deadline.
+	 * Fail a call whose answer did not come in time: with the failure it is given, or
+	 * with what making that failure threw, so that it always completes.
+	 */
+	private static void fail(CompletableFuture<?> future, Supplier<? extends Throwable> failure) {
+		Throwable cause;
+		try {
+			cause = failure.get();
+		}
+		catch (Throwable ex) {
+			cause = ex;
+		}
+		future.completeExceptionally(cause);
+	}
+
+	/**
+	 * Keep a timeout in its slot: the first slot that ends at or after the deadline
+	 * (counted from {@link #BASE}).
 	 */
 	private static void keep(CompletableFuture<?> future, long deadline, Supplier<? extends Throwable> failure) {
 		lastKept = System.nanoTime();
@@ -129,8 +158,8 @@ final class AsyncTimeouts {
 			// The tick took the slot meanwhile (this thread was held up past the
 			// deadline's slot): it may or may not have seen this timeout.
 			slot.timeouts.remove(future);
-			if (System.nanoTime() - deadline >= 0) {
-				future.completeExceptionally(failure.get());
+			if (System.nanoTime() - BASE - deadline >= 0) {
+				fail(future, failure);
 				return;
 			}
 		}
@@ -150,21 +179,31 @@ final class AsyncTimeouts {
 	}
 
 	/**
-	 * Fail the timeouts whose slot has ended; tick again while any is kept, or one came
-	 * within {@link #LINGER_NANOS}.
+	 * Fail the timeouts whose slot has ended; tick again while any timeout is kept, or
+	 * one came within {@link #LINGER_NANOS}.
 	 */
 	private static void tick() {
 		long now = System.nanoTime();
 		try {
-			fire(Math.floorDiv(now, TICK_NANOS));
+			fire(Math.floorDiv(now - BASE, TICK_NANOS));
 		}
 		finally {
-			if (!slots.isEmpty() || now - lastKept < LINGER_NANOS) {
-				scheduler().schedule(AsyncTimeouts::tick, Instant.now().plusNanos(TICK_NANOS));
+			if (kept() > 0 || now - lastKept < LINGER_NANOS) {
+				try {
+					scheduler().schedule(AsyncTimeouts::tick, Instant.now().plusNanos(TICK_NANOS));
+				}
+				catch (RuntimeException | Error ex) {
+					// The next timeout kept tries to start the tick again (and its caller
+					// learns why it cannot).
+					ticking.set(false);
+					throw ex;
+				}
 			}
 			else {
 				ticking.set(false);
-				if (!slots.isEmpty()) {
+				// Slots left empty (their calls answered) stay until a later tick
+				// passes them; nothing is kept in them.
+				if (kept() > 0) {
 					// Kept meanwhile.
 					startTicking();
 				}
@@ -182,12 +221,7 @@ final class AsyncTimeouts {
 			slot.fired = true;
 			slots.remove(first.getKey(), slot);
 			for (Map.Entry<CompletableFuture<?>, Supplier<? extends Throwable>> timeout : slot.timeouts.entrySet()) {
-				try {
-					timeout.getKey().completeExceptionally(timeout.getValue().get());
-				}
-				catch (RuntimeException ex) {
-					// (A failure that could not be made: the next one still fires.)
-				}
+				fail(timeout.getKey(), timeout.getValue());
 			}
 		}
 	}

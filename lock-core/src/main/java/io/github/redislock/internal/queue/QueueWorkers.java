@@ -135,9 +135,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	/**
 	 * How often a subscribed instance checks that its subscription still hears (see
-	 * {@link #probe()}): the bound on how late a notification lost on a connection that
-	 * stays open (half-open behind a load balancer) is made up for, whatever the idle
-	 * pause of its queues.
+	 * {@link #probe(long)}): the bound on how late a notification lost on a connection
+	 * that stays open (half-open behind a load balancer) is made up for, whatever the
+	 * idle pause of its queues.
 	 */
 	static final long PROBE_MILLIS = 30_000;
 
@@ -151,6 +151,16 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	private final ThreadPoolTaskScheduler probeThread = EngineThreads.scheduler("redislock-queue-probe", 1);
 
 	private volatile @Nullable ScheduledFuture<?> probing;
+
+	/**
+	 * The current chain of probes: each probe schedules the next only while its chain is
+	 * current, so that a probe under way across a stop and start (or a new period) does
+	 * not leave a second chain behind.
+	 */
+	private final AtomicLong probeChain = new AtomicLong();
+
+	/** Guards giving a subscription up: once per subscription. */
+	private final Object givingUp = new Object();
 
 	/** The number of the last probe sent, and of the last one heard. */
 	private final AtomicLong probesSent = new AtomicLong();
@@ -339,7 +349,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 		if (!this.pollers.isEmpty()) {
 			subscribeLater();
-			scheduleProbe(this.probeMillis);
+			scheduleProbe(this.probeChain.incrementAndGet(), this.probeMillis);
 		}
 	}
 
@@ -351,9 +361,9 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		return this.queue.notificationChannel() + ":probe:" + this.instanceId;
 	}
 
-	private void scheduleProbe(long delayMillis) {
+	private void scheduleProbe(long chain, long delayMillis) {
 		try {
-			this.probing = this.probeThread.schedule(this::probe,
+			this.probing = this.probeThread.schedule(() -> probe(chain),
 					java.time.Instant.now().plusMillis(Math.max(1, delayMillis)));
 		}
 		catch (RuntimeException ex) {
@@ -371,7 +381,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * number of queues. A probe that cannot be sent (Redis unreachable) proves nothing:
 	 * the claims report the outage, and a lost connection is handled as such.
 	 */
-	void probe() {
+	void probe(long chain) {
+		if (chain != this.probeChain.get()) {
+			return;
+		}
 		try {
 			RedisMessageListenerContainer container = this.notifications;
 			if (container == null || !this.running || this.stopping) {
@@ -393,8 +406,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			// Shutting down.
 		}
 		finally {
-			if (this.running && !this.stopping) {
-				scheduleProbe(this.probeMillis);
+			if (this.running && !this.stopping && chain == this.probeChain.get()) {
+				scheduleProbe(chain, this.probeMillis);
 			}
 		}
 	}
@@ -421,12 +434,13 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 */
 	void probeEvery(long millis) {
 		this.probeMillis = millis;
+		long chain = this.probeChain.incrementAndGet();
 		ScheduledFuture<?> current = this.probing;
 		if (current != null) {
 			current.cancel(false);
 		}
 		if (this.running && !this.stopping) {
-			scheduleProbe(millis);
+			scheduleProbe(chain, millis);
 		}
 	}
 
@@ -529,13 +543,19 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * probes, and is given up (not the first attempt of one, which {@link #subscribe()}
 	 * handles): not listening any more. It is closed on a thread of its own, never the
 	 * subscription thread: closing a connection that carries nothing may wait for a reply
-	 * that never comes, and the next subscription must not wait for it.
+	 * that never comes, and the next subscription must not wait for it. Spring Data's
+	 * container closes it by unsubscribing: a connection found deaf is released when that
+	 * is answered or when TCP gives it up (on Jedis its listening thread ends then too),
+	 * not at once; the new subscription does not wait for it.
 	 */
 	private void subscriptionLost(RedisMessageListenerContainer container) {
-		if (this.notifications != container) {
-			return;
+		synchronized (this.givingUp) {
+			// (The probe and the container's recovery may both give it up.)
+			if (this.notifications != container) {
+				return;
+			}
+			this.notifications = null;
 		}
-		this.notifications = null;
 		logger.debug("Queue notifications lost their connection; subscribing again once Redis answers");
 		try {
 			this.listeningThreads.execute(() -> closeNotifications(container));
@@ -556,7 +576,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 	}
 
-	private static void closeNotifications(RedisMessageListenerContainer notifications) {
+	private void closeNotifications(RedisMessageListenerContainer notifications) {
 		try {
 			notifications.destroy();
 		}
@@ -607,7 +627,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 		@Override
 		public void onChannelSubscribed(byte[] channel, long count) {
-			wakeAll();
+			// Once per subscription: for the notifications' channel, not the probes'.
+			if (QueueWorkers.this.queue.notificationChannel().equals(new String(channel, StandardCharsets.UTF_8))) {
+				wakeAll();
+			}
 		}
 
 	}
@@ -910,6 +933,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	public void stop() {
 		this.running = false;
 		this.stopping = true;
+		this.probeChain.incrementAndGet();
 		ScheduledFuture<?> probing = this.probing;
 		if (probing != null) {
 			probing.cancel(false);
