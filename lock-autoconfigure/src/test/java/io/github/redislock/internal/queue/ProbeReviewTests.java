@@ -38,9 +38,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Hostile review of the subscription probe (commit 87f954f): transitions of the probe
  * (stop/start, the probeEvery hook, Redis restarts, a path that stays deaf, Jedis, a
- * producer-only instance). The two tests of a probe in flight across a stop and start
- * (or a new period) failed on 87f954f (16 probes in 8 s instead of 8: a second chain);
- * a chain number fixes it.
+ * producer-only instance). The two tests of a probe in flight across a stop and start (or
+ * a new period) failed on 87f954f (16 probes in 8 s instead of 8: a second chain); a
+ * chain number fixes it.
  */
 @ExtendWith({ RedisExtension.class, OutputCaptureExtension.class })
 class ProbeReviewTests {
