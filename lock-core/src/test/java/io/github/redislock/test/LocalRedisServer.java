@@ -436,6 +436,27 @@ public final class LocalRedisServer extends RedisServer {
 	 * ({@code CLIENT KILL TYPE pubsub}), as a proxy or a network blip might.
 	 * @return how many were closed
 	 */
+	/**
+	 * Return the ids of the clients in pub/sub mode now
+	 * ({@code CLIENT LIST TYPE pubsub}).
+	 */
+	public java.util.List<String> pubSubClientIds() {
+		io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
+		if (this.tls != null) {
+			client.setOptions(this.tls.clientOptions());
+		}
+		try (io.lettuce.core.api.StatefulRedisConnection<String, String> connection = client.connect(redisUri())) {
+			// (Redis flags a client in pub/sub mode with P.)
+			return java.util.Arrays.stream(connection.sync().clientList().split("\n"))
+				.filter((line) -> java.util.regex.Pattern.compile(" flags=[A-Za-z]*P").matcher(line).find())
+				.map((line) -> line.substring(0, line.indexOf(' ')))
+				.toList();
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
+	}
+
 	public long killPubSubClients() {
 		io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create();
 		if (this.tls != null) {

@@ -210,17 +210,7 @@ class IdleTransitionTests {
 	}
 
 	private java.util.List<String> pubSubClients() {
-		Object list = this.redis.template()
-			.execute((org.springframework.data.redis.core.RedisCallback<Object>) (connection) -> connection.execute(
-					"CLIENT", "LIST".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-					"TYPE".getBytes(java.nio.charset.StandardCharsets.UTF_8),
-					"pubsub".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-		String text = (list instanceof byte[] bytes) ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8)
-				: String.valueOf(list);
-		return java.util.Arrays.stream(text.split("\n"))
-			.filter((line) -> !line.isBlank())
-			.map((line) -> line.substring(0, line.indexOf(' ')))
-			.toList();
+		return this.redis.pubSubClientIds();
 	}
 
 	/**

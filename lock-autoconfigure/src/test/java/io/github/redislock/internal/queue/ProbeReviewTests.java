@@ -87,15 +87,7 @@ class ProbeReviewTests {
 	}
 
 	private List<String> pubSubClients() {
-		Object list = this.redis.template()
-			.execute((RedisCallback<Object>) (connection) -> connection.execute("CLIENT",
-					"LIST".getBytes(StandardCharsets.UTF_8), "TYPE".getBytes(StandardCharsets.UTF_8),
-					"pubsub".getBytes(StandardCharsets.UTF_8)));
-		String text = (list instanceof byte[] bytes) ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(list);
-		return java.util.Arrays.stream(text.split("\n"))
-			.filter((line) -> !line.isBlank())
-			.map((line) -> line.substring(0, line.indexOf(' ')))
-			.toList();
+		return this.redis.pubSubClientIds();
 	}
 
 	private static long threads(String prefix) {

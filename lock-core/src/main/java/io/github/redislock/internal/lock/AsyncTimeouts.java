@@ -29,7 +29,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * that runs every {@code TICK_NANOS} while any is kept (and for a second after the last
  * one came), so a timeout fires at most one tick late (later on a busy machine, never
  * earlier); starting and cancelling one is a map entry. Every call is completed: a
- * failure that cannot be made fails it with what making it threw.
+ * failure that cannot be made fails it with what making it threw. Slots whose calls were
+ * all answered stay until a tick passes them (once the tick has stopped: until the next
+ * timeout kept starts it again), a few hundred small objects at most with a 60 s command
+ * timeout.
  */
 final class AsyncTimeouts {
 
@@ -57,8 +60,19 @@ final class AsyncTimeouts {
 	/** The kept timeouts by slot ((deadline - BASE) / TICK_NANOS, rounded up). */
 	private static final ConcurrentSkipListMap<Long, Slot> slots = new ConcurrentSkipListMap<>();
 
-	/** Whether a tick is scheduled. */
+	/** Whether the tick is scheduled. */
 	private static final AtomicBoolean ticking = new AtomicBoolean();
+
+	/** The tick: one task at a fixed delay, cancelled when idle. */
+	private static volatile @Nullable ScheduledFuture<?> tickTask;
+
+	/** Guards starting and stopping the tick (not its runs, nor keeping a timeout). */
+	private static final Object tickLock = new Object();
+
+	/**
+	 * How many timeouts are kept in slots (each counted once, until its call completes).
+	 */
+	private static final java.util.concurrent.atomic.AtomicInteger keptCount = new java.util.concurrent.atomic.AtomicInteger();
 
 	/** When the last timeout was kept ({@link System#nanoTime()}). */
 	private static volatile long lastKept;
@@ -94,11 +108,7 @@ final class AsyncTimeouts {
 	 * Return how many answer timeouts are kept in slots now (for tests).
 	 */
 	static int kept() {
-		int kept = 0;
-		for (Slot slot : slots.values()) {
-			kept += slot.timeouts.size();
-		}
-		return kept;
+		return keptCount.get();
 	}
 
 	/**
@@ -152,7 +162,12 @@ final class AsyncTimeouts {
 			Slot slot = slots.computeIfAbsent(index, (key) -> new Slot());
 			slot.timeouts.put(future, failure);
 			if (!slot.fired) {
-				future.whenComplete((result, ex) -> slot.timeouts.remove(future));
+				keptCount.incrementAndGet();
+				future.whenComplete((result, ex) -> {
+					if (slot.timeouts.remove(future) != null) {
+						keptCount.decrementAndGet();
+					}
+				});
 				break;
 			}
 			// The tick took the slot meanwhile (this thread was held up past the
@@ -166,47 +181,62 @@ final class AsyncTimeouts {
 		startTicking();
 	}
 
+	/**
+	 * Start the tick unless it runs: one task at a fixed delay, which nothing has to
+	 * schedule again (a failure to schedule reaches the caller that kept a timeout, and
+	 * the next one tries again).
+	 */
 	private static void startTicking() {
-		if (ticking.compareAndSet(false, true)) {
-			try {
-				scheduler().schedule(AsyncTimeouts::tick, Instant.now().plusNanos(TICK_NANOS));
+		ScheduledFuture<?> running = tickTask;
+		if (ticking.get() && running != null && !running.isDone()) {
+			return;
+		}
+		synchronized (tickLock) {
+			running = tickTask;
+			if (ticking.get() && running != null && !running.isDone()) {
+				return;
 			}
-			catch (RuntimeException ex) {
+			// Not started, stopped, or ended without stopping itself (its scheduler shut
+			// down): start it.
+			ticking.set(true);
+			try {
+				tickTask = scheduler().scheduleWithFixedDelay(AsyncTimeouts::tick, Instant.now().plusNanos(TICK_NANOS),
+						Duration.ofNanos(TICK_NANOS));
+			}
+			catch (RuntimeException | Error ex) {
 				ticking.set(false);
+				tickTask = null;
 				throw ex;
 			}
 		}
 	}
 
 	/**
-	 * Fail the timeouts whose slot has ended; tick again while any timeout is kept, or
-	 * one came within {@link #LINGER_NANOS}.
+	 * Fail the timeouts whose slot has ended; stop once none is kept and none came within
+	 * {@link #LINGER_NANOS}.
 	 */
 	private static void tick() {
 		long now = System.nanoTime();
 		try {
 			fire(Math.floorDiv(now - BASE, TICK_NANOS));
 		}
-		finally {
-			if (kept() > 0 || now - lastKept < LINGER_NANOS) {
-				try {
-					scheduler().schedule(AsyncTimeouts::tick, Instant.now().plusNanos(TICK_NANOS));
-				}
-				catch (RuntimeException | Error ex) {
-					// The next timeout kept tries to start the tick again (and its caller
-					// learns why it cannot).
-					ticking.set(false);
-					throw ex;
+		catch (RuntimeException | Error ex) {
+			// (The next tick goes on where this one stopped.)
+		}
+		if (keptCount.get() == 0 && now - lastKept >= LINGER_NANOS) {
+			synchronized (tickLock) {
+				ScheduledFuture<?> task = tickTask;
+				ticking.set(false);
+				tickTask = null;
+				if (task != null) {
+					task.cancel(false);
 				}
 			}
-			else {
-				ticking.set(false);
-				// Slots left empty (their calls answered) stay until a later tick
-				// passes them; nothing is kept in them.
-				if (kept() > 0) {
-					// Kept meanwhile.
-					startTicking();
-				}
+			// Slots left empty (their calls answered) stay until a later tick passes
+			// them; nothing is kept in them.
+			if (keptCount.get() > 0) {
+				// Kept meanwhile (its keeper found the tick still running).
+				startTicking();
 			}
 		}
 	}

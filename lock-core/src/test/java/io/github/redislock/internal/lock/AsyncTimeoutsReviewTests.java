@@ -22,9 +22,9 @@ import static org.awaitility.Awaitility.await;
  * Review of the coarse answer timeouts of {@link AsyncTimeouts#within} (commit c34e18f):
  * attacks on the slot/tick design. Tests named {@code defect...} failed on c34e18f and
  * pass since the fix (timeouts over an hour scheduled on their own, slots numbered from a
- * base, every call completed whatever its failure supplier throws, a tick that cannot
- * reschedule lets the next call start it again); those named {@code survives...} are
- * attacks the change withstood (kept as regression guards).
+ * base, every call completed whatever its failure supplier throws, a tick whose task
+ * ended is started again by the next call); those named {@code survives...} are attacks
+ * the change withstood (kept as regression guards).
  */
 class AsyncTimeoutsReviewTests {
 
@@ -310,8 +310,11 @@ class AsyncTimeoutsReviewTests {
 		assertThat(timedOut).isGreaterThanOrEqualTo(total / 2);
 		assertThat(earliestMarginNanos).as("a timeout fired before its deadline (ns)").isGreaterThanOrEqualTo(0);
 		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(AsyncTimeouts.kept()).isZero());
-		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertThat(slots()).isEmpty());
 		await().atMost(Duration.ofSeconds(15)).until(() -> !AsyncTimeouts.isTicking());
+		// The tick stops once nothing is kept: slots left empty whose end had not come
+		// then stay until a later tick passes them, at most those of the last timeouts'
+		// spread beyond the linger (1.3 s - 1 s here).
+		assertThat(slots().size()).as("empty slots left").isLessThanOrEqualTo(14);
 	}
 
 	/**
