@@ -31,15 +31,9 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.task.SyncTaskExecutor;
 import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.Message;
-import org.springframework.data.redis.connection.MessageListener;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.SubscriptionListener;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.Assert;
@@ -98,7 +92,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	/** Per queue: acknowledgements of finished tasks, sent in groups. */
 	private final Map<String, Acknowledgements> acknowledgements = new ConcurrentHashMap<>();
 
-	private volatile @Nullable RedisMessageListenerContainer notifications;
+	private volatile @Nullable NotificationSubscription notifications;
 
 	/** The longest pause before a task handed back to a later version is due again. */
 	static final Duration MAX_DEFER = Duration.ofMinutes(5);
@@ -386,8 +380,8 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 			return;
 		}
 		try {
-			RedisMessageListenerContainer container = this.notifications;
-			if (container == null || !this.running || this.stopping) {
+			NotificationSubscription subscription = this.notifications;
+			if (subscription == null || !this.running || this.stopping) {
 				return;
 			}
 			long number = this.probesSent.incrementAndGet();
@@ -399,7 +393,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				logger.debug("Could not send the queue subscription's probe", ex);
 				return;
 			}
-			this.probeThread.schedule(() -> probeDue(container, number),
+			this.probeThread.schedule(() -> probeDue(subscription, number),
 					java.time.Instant.now().plusMillis(PROBE_TIMEOUT_MILLIS));
 		}
 		catch (RuntimeException ex) {
@@ -412,14 +406,14 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		}
 	}
 
-	private void probeDue(RedisMessageListenerContainer container, long number) {
-		if (this.probesHeard.get() >= number || this.notifications != container || !this.running || this.stopping) {
+	private void probeDue(NotificationSubscription subscription, long number) {
+		if (this.probesHeard.get() >= number || this.notifications != subscription || !this.running || this.stopping) {
 			return;
 		}
 		logger.warn("The task queue's subscription did not hear its own probe within " + PROBE_TIMEOUT_MILLIS
 				+ " ms (a connection that stays open but carries nothing: a load balancer or NAT dropped it?);"
 				+ " subscribing again on a new connection, and looking at every queue");
-		subscriptionLost(container);
+		subscriptionLost(subscription);
 	}
 
 	/**
@@ -458,11 +452,11 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 				try {
 					if (this.notifications == null && this.running && !this.stopping) {
 						subscribe();
-						RedisMessageListenerContainer made = this.notifications;
+						NotificationSubscription made = this.notifications;
 						if (made != null && (this.stopping || !this.running)) {
 							// Stopped meanwhile.
 							this.notifications = null;
-							closeNotifications(made);
+							made.close();
 						}
 						else if (made != null) {
 							this.outages.succeeded("subscription");
@@ -484,39 +478,21 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * Subscribe to the queues' notifications. When Redis cannot be reached (down at
 	 * start), the workers look every poll interval, and the subscription is made again
 	 * after the next claim that reaches Redis ({@link #redisReached()}). Every
-	 * subscription (also one the container makes again after a connection was lost) wakes
-	 * the workers: notifications sent meanwhile were lost.
+	 * subscription (also one Lettuce makes again after a connection was lost) wakes the
+	 * workers: notifications sent meanwhile were lost.
 	 */
 	private void subscribe() {
-		RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-		container.setConnectionFactory(this.connectionFactory);
-		container.setTaskExecutor(new SyncTaskExecutor());
-		// Not the synchronous one: a client whose subscription blocks its thread (Jedis)
-		// would block the start, which waits for the subscription, for good.
-		container.setSubscriptionExecutor(this.listeningThreads);
-		// A first subscription that fails is not retried by the container (it would
-		// retry forever on this thread): the next claim that reaches Redis asks again.
-		// Nor is one that was made and then lost its connection (a client that does not
-		// reconnect by itself: Jedis; Lettuce does): it is given up, the workers look
-		// every
-		// poll interval, and the next claim that reaches Redis subscribes anew.
-		container.setRecoveryBackoff(() -> () -> {
-			subscriptionLost(container);
-			return org.springframework.util.backoff.BackOffExecution.STOP;
-		});
-		container.addMessageListener(new Notifications(),
-				List.of(new ChannelTopic(this.queue.notificationChannel()), new ChannelTopic(probeChannel())));
-		container.afterPropertiesSet();
 		try {
-			container.start();
-			this.notifications = container;
+			this.notifications = NotificationSubscription.open(this.connectionFactory,
+					List.of(this.queue.notificationChannel(), probeChannel()), new Notifications(),
+					this.listeningThreads);
 		}
 		catch (RuntimeException ex) {
-			try {
-				container.destroy();
-			}
-			catch (Exception closing) {
-				ex.addSuppressed(closing);
+			if (this.stopping || !this.running) {
+				// Given up by the shutdown (its wait interrupted): says nothing about
+				// Redis.
+				logger.debug("Gave up subscribing to queue notifications: the workers stopped", ex);
+				return;
 			}
 			this.outages.failed(
 					"subscription", "could not subscribe to queue notifications (workers look every "
@@ -542,23 +518,22 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * A subscription that was made has lost its connection, or stopped hearing its
 	 * probes, and is given up (not the first attempt of one, which {@link #subscribe()}
 	 * handles): not listening any more. It is closed on a thread of its own, never the
-	 * subscription thread: closing a connection that carries nothing may wait for a reply
-	 * that never comes, and the next subscription must not wait for it. Spring Data's
-	 * container closes it by unsubscribing: a connection found deaf is released when that
-	 * is answered or when TCP gives it up (on Jedis its listening thread ends then too),
-	 * not at once; the new subscription does not wait for it.
+	 * subscription thread: on Lettuce its connection is closed at once, but Spring Data's
+	 * container (Jedis) closes it by unsubscribing, and a connection found deaf is
+	 * released only when that is answered or when TCP gives it up (its listening thread
+	 * ends then too); the new subscription does not wait for it.
 	 */
-	private void subscriptionLost(RedisMessageListenerContainer container) {
+	private void subscriptionLost(NotificationSubscription subscription) {
 		synchronized (this.givingUp) {
 			// (The probe and the container's recovery may both give it up.)
-			if (this.notifications != container) {
+			if (this.notifications != subscription) {
 				return;
 			}
 			this.notifications = null;
 		}
 		logger.debug("Queue notifications lost their connection; subscribing again once Redis answers");
 		try {
-			this.listeningThreads.execute(() -> closeNotifications(container));
+			this.listeningThreads.execute(subscription::close);
 		}
 		catch (RuntimeException ex) {
 			// Shutting down: stop() closes what is left.
@@ -573,15 +548,6 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	private void redisReached() {
 		if (this.notifications == null && this.running && !this.stopping) {
 			subscribeLater();
-		}
-	}
-
-	private void closeNotifications(RedisMessageListenerContainer notifications) {
-		try {
-			notifications.destroy();
-		}
-		catch (Exception ex) {
-			logger.debug("Could not close queue notifications", ex);
 		}
 	}
 
@@ -603,34 +569,38 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 	 * The queues' notifications: each wakes its queue's poller; a subscription that came
 	 * (back) wakes them all.
 	 */
-	private final class Notifications implements MessageListener, SubscriptionListener {
+	private final class Notifications implements NotificationSubscription.Listener {
 
 		@Override
-		public void onMessage(Message message, byte @Nullable [] pattern) {
-			if (!QueueWorkers.this.queue.notificationChannel()
-				.equals(new String(message.getChannel(), StandardCharsets.UTF_8))) {
+		public void message(String channel, byte[] body) {
+			if (!QueueWorkers.this.queue.notificationChannel().equals(channel)) {
 				// This instance's probe came back: the subscription hears.
 				try {
-					QueueWorkers.this.probesHeard.accumulateAndGet(
-							Long.parseLong(new String(message.getBody(), StandardCharsets.UTF_8)), Math::max);
+					QueueWorkers.this.probesHeard
+						.accumulateAndGet(Long.parseLong(new String(body, StandardCharsets.UTF_8)), Math::max);
 				}
 				catch (NumberFormatException ex) {
 					// Not a probe of ours.
 				}
 				return;
 			}
-			QueuePoller poller = QueueWorkers.this.pollers.get(new String(message.getBody(), StandardCharsets.UTF_8));
+			QueuePoller poller = QueueWorkers.this.pollers.get(new String(body, StandardCharsets.UTF_8));
 			if (poller != null) {
 				poller.wake();
 			}
 		}
 
 		@Override
-		public void onChannelSubscribed(byte[] channel, long count) {
+		public void subscribed(String channel) {
 			// Once per subscription: for the notifications' channel, not the probes'.
-			if (QueueWorkers.this.queue.notificationChannel().equals(new String(channel, StandardCharsets.UTF_8))) {
+			if (QueueWorkers.this.queue.notificationChannel().equals(channel)) {
 				wakeAll();
 			}
+		}
+
+		@Override
+		public void lost(NotificationSubscription subscription) {
+			subscriptionLost(subscription);
 		}
 
 	}
@@ -938,10 +908,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		if (probing != null) {
 			probing.cancel(false);
 		}
-		RedisMessageListenerContainer notifications = this.notifications;
+		NotificationSubscription notifications = this.notifications;
 		if (notifications != null) {
 			this.notifications = null;
-			closeNotifications(notifications);
+			notifications.close();
 		}
 		long deadline = System.nanoTime() + this.settings.shutdownTimeout().toNanos();
 		this.pollers.values().forEach(QueuePoller::stopTaking);
