@@ -54,6 +54,8 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 
 	private volatile boolean silenceNew;
 
+	private volatile boolean silenceSubscribing;
+
 	/** Both sockets of every connection that subscribed to a channel. */
 	private final Set<Socket> subscribers = ConcurrentHashMap.newKeySet();
 
@@ -149,6 +151,23 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 	}
 
 	/**
+	 * Swallow everything, in both directions and for good, on each connection from the
+	 * next SUBSCRIBE it sends on, keeping it open: its handshake passes, its subscription
+	 * is never answered. Until {@link #heal()}.
+	 */
+	public void silenceSubscribing() {
+		this.silenceSubscribing = true;
+	}
+
+	/**
+	 * Return how many of the connections swallowed so far are still open (both sockets of
+	 * each counted).
+	 */
+	public long openSilencedSockets() {
+		return this.silenced.stream().filter((socket) -> !socket.isClosed()).count();
+	}
+
+	/**
 	 * Refuse new connections (accept and close them at once).
 	 */
 	public void refuseConnections() {
@@ -165,6 +184,7 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 		this.blackHole = false;
 		this.refuse = false;
 		this.silenceNew = false;
+		this.silenceSubscribing = false;
 	}
 
 	/**
@@ -265,6 +285,10 @@ public final class TcpProxy implements RedisTarget, AutoCloseable {
 					if (requests && new String(buffer, 0, read, StandardCharsets.US_ASCII).contains("SUBSCRIBE\r\n")) {
 						this.subscribers.add(from);
 						this.subscribers.add(to);
+						if (this.silenceSubscribing) {
+							this.silenced.add(from);
+							this.silenced.add(to);
+						}
 					}
 					if (this.blackHole || this.silenced.contains(from) || (!requests && this.dropReplies)) {
 						continue;

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
@@ -90,15 +89,11 @@ class AsyncTimeoutsFixReviewTests {
 	 */
 	@Test
 	void defectAnErrorStartingTheTickDisablesEveryLaterCoarseTimeout() throws Exception {
-		await().atMost(Duration.ofSeconds(90)).until(() -> !AsyncTimeouts.isTicking());
-		Field schedulerField = field("scheduler");
-		Object original = schedulerField.get(null);
 		FailingScheduler failing = new FailingScheduler(1, new StackOverflowError("simulated"));
-		schedulerField.set(null, failing);
 		CompletableFuture<String> first = new CompletableFuture<>();
 		CompletableFuture<String> later = new CompletableFuture<>();
 		Throwable thrown = null;
-		try {
+		try (TimerSchedulerSwap swap = TimerSchedulerSwap.to(failing)) {
 			try {
 				AsyncTimeouts.within(first, Duration.ofSeconds(1), () -> new TimeoutException("first"));
 			}
@@ -116,14 +111,8 @@ class AsyncTimeoutsFixReviewTests {
 					.isCompletedExceptionally());
 		}
 		finally {
-			schedulerField.set(null, original);
-			((AtomicBoolean) field("ticking").get(null)).set(false);
 			first.complete("cleanup");
 			later.complete("cleanup");
-			CompletableFuture<String> kick = new CompletableFuture<>();
-			AsyncTimeouts.within(kick, Duration.ofSeconds(1), () -> new TimeoutException("kick"));
-			kick.complete("cleanup");
-			failing.shutdown();
 		}
 	}
 
@@ -137,15 +126,11 @@ class AsyncTimeoutsFixReviewTests {
 	 */
 	@Test
 	void aTickIsScheduledOnceAndCannotStrandTheTimeoutsKept() throws Exception {
-		await().atMost(Duration.ofSeconds(90)).until(() -> !AsyncTimeouts.isTicking());
-		Field schedulerField = field("scheduler");
-		Object original = schedulerField.get(null);
 		// Call 1: the first tick (from startTicking); call 2: its reschedule, which
 		// fails.
 		FailingScheduler failing = new FailingScheduler(2, new OutOfMemoryError("simulated: unable to create task"));
-		schedulerField.set(null, failing);
 		CompletableFuture<String> answer = new CompletableFuture<>();
-		try {
+		try (TimerSchedulerSwap swap = TimerSchedulerSwap.to(failing)) {
 			AsyncTimeouts.within(answer, Duration.ofSeconds(1), () -> new TimeoutException("no answer"));
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(answer)
@@ -156,12 +141,7 @@ class AsyncTimeoutsFixReviewTests {
 			assertThat(failing.calls.get()).as("schedule calls for the tick").isEqualTo(1);
 		}
 		finally {
-			schedulerField.set(null, original);
 			answer.complete("cleanup");
-			CompletableFuture<String> kick = new CompletableFuture<>();
-			AsyncTimeouts.within(kick, Duration.ofSeconds(1), () -> new TimeoutException("kick"));
-			kick.complete("cleanup");
-			failing.shutdown();
 		}
 	}
 

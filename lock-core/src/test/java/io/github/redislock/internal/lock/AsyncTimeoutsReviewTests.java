@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -194,20 +193,11 @@ class AsyncTimeoutsReviewTests {
 	 */
 	@Test
 	void defectATickThatCannotRescheduleSilentlyDisablesEveryLaterTimeout() throws Exception {
-		Field schedulerField = AsyncTimeouts.class.getDeclaredField("scheduler");
-		schedulerField.setAccessible(true);
-		Field tickingField = AsyncTimeouts.class.getDeclaredField("ticking");
-		tickingField.setAccessible(true);
-		AtomicBoolean ticking = (AtomicBoolean) tickingField.get(null);
-		// Start from an idle tick (other tests of this JVM may have kept some).
-		await().atMost(Duration.ofSeconds(90)).until(() -> !AsyncTimeouts.isTicking());
-		Object original = schedulerField.get(null);
 		ThreadPoolTaskScheduler replacement = EngineThreads.scheduler("review-timer", 1);
-		schedulerField.set(null, replacement);
 		CompletableFuture<String> first = new CompletableFuture<>();
 		CompletableFuture<String> later = new CompletableFuture<>();
 		Throwable thrownByLater = null;
-		try {
+		try (TimerSchedulerSwap swap = TimerSchedulerSwap.to(replacement)) {
 			AsyncTimeouts.within(first, Duration.ofSeconds(1), () -> new TimeoutException("first"));
 			assertThat(AsyncTimeouts.isTicking()).isTrue();
 			// The first tick is scheduled; the scheduler then goes, but lets tasks
@@ -228,15 +218,8 @@ class AsyncTimeoutsReviewTests {
 				.isTrue();
 		}
 		finally {
-			schedulerField.set(null, original);
-			ticking.set(false);
 			first.complete("cleanup");
 			later.complete("cleanup");
-			// Restart a tick for whatever is left (it drains the slots).
-			CompletableFuture<String> kick = new CompletableFuture<>();
-			AsyncTimeouts.within(kick, Duration.ofSeconds(1), () -> new TimeoutException("kick"));
-			kick.complete("cleanup");
-			replacement.shutdown();
 		}
 	}
 

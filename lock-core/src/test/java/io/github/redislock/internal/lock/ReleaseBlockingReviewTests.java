@@ -1,11 +1,9 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.redislock.core.LockHandle;
@@ -13,6 +11,7 @@ import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockTemplates;
 import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -47,9 +44,7 @@ class ReleaseBlockingReviewTests {
 
 	private final String name = "review-" + UUID.randomUUID();
 
-	private final List<DefaultRedisLockTemplate> templates = new CopyOnWriteArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+	private final LockTemplates made = new LockTemplates();
 
 	ReleaseBlockingReviewTests(RedisServers servers) {
 		this.redis = servers.start();
@@ -58,10 +53,7 @@ class ReleaseBlockingReviewTests {
 
 	@AfterEach
 	void close() throws Exception {
-		for (DefaultRedisLockTemplate template : this.templates) {
-			template.destroy();
-		}
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.made.close();
 	}
 
 	/**
@@ -90,8 +82,6 @@ class ReleaseBlockingReviewTests {
 			// have no timeout to speak of.
 			proxy.delayReplies(Duration.ZERO);
 			close();
-			this.templates.clear();
-			this.factories.clear();
 			assertThat(closeFailure)
 				.as("close() with replies 300 ms late and a 292-year timeout (after %d ms)", tookMillis)
 				.isNull();
@@ -177,19 +167,11 @@ class ReleaseBlockingReviewTests {
 	}
 
 	private DefaultRedisLockTemplate template(LettuceConnectionFactory factory) {
-		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory,
-				LockSettings.DEFAULTS.withLeaseTime(LONG_LEASE));
-		this.templates.add(template);
-		return template;
+		return this.made.template(factory, LONG_LEASE);
 	}
 
 	private LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		return factory;
+		return this.made.factory(host, port, commandTimeout);
 	}
 
 }

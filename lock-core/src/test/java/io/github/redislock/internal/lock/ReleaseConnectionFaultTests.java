@@ -1,9 +1,7 @@
 package io.github.redislock.internal.lock;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -15,6 +13,7 @@ import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.faults.LockWaiterProcess;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LocalRedisServer;
+import io.github.redislock.test.LockTemplates;
 import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
@@ -56,9 +55,7 @@ class ReleaseConnectionFaultTests {
 
 	private final String name = "release-fault-" + UUID.randomUUID();
 
-	private final List<DefaultRedisLockTemplate> templates = new CopyOnWriteArrayList<>();
-
-	private final List<LettuceConnectionFactory> factories = new CopyOnWriteArrayList<>();
+	private final LockTemplates made = new LockTemplates();
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
@@ -70,10 +67,7 @@ class ReleaseConnectionFaultTests {
 	@AfterEach
 	void close() throws Exception {
 		this.threads.shutdownNow();
-		for (DefaultRedisLockTemplate template : this.templates) {
-			template.destroy();
-		}
-		this.factories.forEach(LettuceConnectionFactory::destroy);
+		this.made.close();
 	}
 
 	/**
@@ -173,10 +167,7 @@ class ReleaseConnectionFaultTests {
 						.commandTimeout(Duration.ofSeconds(1))
 						.clientResources(slowReconnects)
 						.build());
-			factory.afterPropertiesSet();
-			factory.start();
-			this.factories.add(factory);
-			DefaultRedisLockTemplate waiter = template(factory);
+			DefaultRedisLockTemplate waiter = template(this.made.started(factory));
 			String other = this.name + "-other";
 			RedisLock heldA = holder.getLock(this.name);
 			RedisLock heldB = holder.getLock(other);
@@ -351,19 +342,11 @@ class ReleaseConnectionFaultTests {
 	}
 
 	private DefaultRedisLockTemplate template(LettuceConnectionFactory factory) {
-		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(factory,
-				LockSettings.DEFAULTS.withLeaseTime(LONG_LEASE));
-		this.templates.add(template);
-		return template;
+		return this.made.template(factory, LONG_LEASE);
 	}
 
 	private LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
-		factory.afterPropertiesSet();
-		factory.start();
-		this.factories.add(factory);
-		return factory;
+		return this.made.factory(host, port, commandTimeout);
 	}
 
 	private String lockKey() {
