@@ -60,7 +60,7 @@ interface NotificationSubscription {
 	/**
 	 * Subscribe to {@code channels}, waiting for the subscription to be confirmed.
 	 * @param listeningThreads where a client whose subscription blocks its thread (Jedis)
-	 * listens
+	 * listens, and where a Lettuce pub/sub connection is opened (its connect blocks)
 	 * @throws RuntimeException when the subscription could not be made
 	 */
 	static NotificationSubscription open(RedisConnectionFactory connectionFactory, List<String> channels,
