@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisChannelHandler;
@@ -27,7 +28,10 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * connection and confirming the SUBSCRIBE share one bound,
  * {@link NotificationSubscription#SUBSCRIBE_TIMEOUT}: a connection whose handshake is
  * never answered (a half-open path) would otherwise hold the subscription for the
- * client's command timeout.
+ * client's command timeout. A connect given up at that bound still runs until Lettuce
+ * gives its handshake up (the command timeout; the connection is closed if it opens
+ * meanwhile), and no other connect starts until it ended: one connect at a time, however
+ * often the workers try again.
  */
 final class LettuceNotificationSubscription implements NotificationSubscription {
 
@@ -69,13 +73,19 @@ final class LettuceNotificationSubscription implements NotificationSubscription 
 	 * Return the subscription, or {@code null} when the client has no Redis URI of its
 	 * own to connect to (Spring Data's static master/replica setup).
 	 * @param connecting where the connection is opened (Lettuce's connect blocks)
+	 * @param givenUp the last connect given up at the bound, kept here while it runs
 	 * @throws RuntimeException when the subscription could not be made in time
 	 */
 	static @Nullable NotificationSubscription open(LettuceConnectionFactory factory, List<String> channels,
-			Listener listener, Executor connecting) {
+			Listener listener, Executor connecting, AtomicReference<@Nullable CompletableFuture<?>> givenUp) {
 		AbstractRedisClient client = factory.getRequiredNativeClient();
 		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 			return null;
+		}
+		CompletableFuture<?> stillOpening = givenUp.get();
+		if (stillOpening != null && !stillOpening.isDone()) {
+			throw new RedisSystemException("A pub/sub connection given up after " + SUBSCRIBE_TIMEOUT
+					+ " is still being opened (until the client's command timeout)", null);
 		}
 		long deadline = System.nanoTime() + SUBSCRIBE_TIMEOUT.toNanos();
 		CompletableFuture<@Nullable StatefulRedisPubSubConnection<byte[], byte[]>> opening = CompletableFuture
@@ -85,6 +95,7 @@ final class LettuceNotificationSubscription implements NotificationSubscription 
 			connection = opening.get(remaining(deadline), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
+			givenUp.set(opening);
 			closeWhenOpen(opening);
 			Thread.currentThread().interrupt();
 			throw new RedisSystemException("Interrupted while opening a pub/sub connection", ex);
@@ -94,6 +105,7 @@ final class LettuceNotificationSubscription implements NotificationSubscription 
 			throw new RedisSystemException("Could not open a pub/sub connection: " + cause.getMessage(), cause);
 		}
 		catch (TimeoutException ex) {
+			givenUp.set(opening);
 			closeWhenOpen(opening);
 			throw new RedisSystemException("No pub/sub connection opened within " + SUBSCRIBE_TIMEOUT, ex);
 		}
@@ -107,12 +119,16 @@ final class LettuceNotificationSubscription implements NotificationSubscription 
 
 				@Override
 				public void message(byte[] channel, byte[] message) {
-					listener.message(new String(channel, StandardCharsets.UTF_8), message);
+					if (!subscription.closed) {
+						listener.message(new String(channel, StandardCharsets.UTF_8), message);
+					}
 				}
 
 				@Override
 				public void subscribed(byte[] channel, long count) {
-					listener.subscribed(new String(channel, StandardCharsets.UTF_8));
+					if (!subscription.closed) {
+						listener.subscribed(new String(channel, StandardCharsets.UTF_8));
+					}
 				}
 
 			});
@@ -174,6 +190,11 @@ final class LettuceNotificationSubscription implements NotificationSubscription 
 
 	private static long remaining(long deadline) {
 		return Math.max(0, deadline - System.nanoTime());
+	}
+
+	@Override
+	public boolean isLost() {
+		return this.disconnects != null && !this.closed && !this.connection.isOpen();
 	}
 
 	@Override

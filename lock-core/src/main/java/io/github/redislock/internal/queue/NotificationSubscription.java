@@ -2,7 +2,11 @@ package io.github.redislock.internal.queue;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -28,6 +32,15 @@ interface NotificationSubscription {
 	 * confirmation, before it is given up.
 	 */
 	Duration SUBSCRIBE_TIMEOUT = Duration.ofSeconds(10);
+
+	/**
+	 * Whether the subscription lost its connection for good: a loss reported to
+	 * {@link Listener#lost} before its owner knew the subscription was missed (checked
+	 * once it does).
+	 */
+	default boolean isLost() {
+		return false;
+	}
 
 	/**
 	 * Close the subscription: it hears nothing from now on. The container's may wait for
@@ -61,13 +74,15 @@ interface NotificationSubscription {
 	 * Subscribe to {@code channels}, waiting for the subscription to be confirmed.
 	 * @param listeningThreads where a client whose subscription blocks its thread (Jedis)
 	 * listens, and where a Lettuce pub/sub connection is opened (its connect blocks)
+	 * @param givenUp the last Lettuce connect given up at {@link #SUBSCRIBE_TIMEOUT},
+	 * kept here while it runs: no other starts until it ended
 	 * @throws RuntimeException when the subscription could not be made
 	 */
 	static NotificationSubscription open(RedisConnectionFactory connectionFactory, List<String> channels,
-			Listener listener, Executor listeningThreads) {
+			Listener listener, Executor listeningThreads, AtomicReference<@Nullable CompletableFuture<?>> givenUp) {
 		if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
 			NotificationSubscription subscription = LettuceNotificationSubscription.open(lettuce, channels, listener,
-					listeningThreads);
+					listeningThreads, givenUp);
 			if (subscription != null) {
 				return subscription;
 			}

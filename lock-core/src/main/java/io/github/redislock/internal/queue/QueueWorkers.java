@@ -9,11 +9,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.github.redislock.internal.OutageLog;
 import io.github.redislock.support.Printable;
@@ -105,6 +107,12 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 
 	/** Whether a subscription is being made after one failed. */
 	private final AtomicBoolean subscribing = new AtomicBoolean();
+
+	/**
+	 * The last connect of a subscription given up at its bound, while it still runs (see
+	 * {@link NotificationSubscription#SUBSCRIBE_TIMEOUT}).
+	 */
+	private final AtomicReference<@Nullable CompletableFuture<?>> connectGivenUp = new AtomicReference<>();
 
 	/**
 	 * The failures of this instance's calls to Redis (claims, renewals, the
@@ -460,6 +468,10 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 						}
 						else if (made != null) {
 							this.outages.succeeded("subscription");
+							if (made.isLost()) {
+								// Lost before it was known here: its report was missed.
+								subscriptionLost(made);
+							}
 						}
 					}
 				}
@@ -485,7 +497,7 @@ public final class QueueWorkers implements SmartLifecycle, ApplicationEventPubli
 		try {
 			this.notifications = NotificationSubscription.open(this.connectionFactory,
 					List.of(this.queue.notificationChannel(), probeChannel()), new Notifications(),
-					this.listeningThreads);
+					this.listeningThreads, this.connectGivenUp);
 		}
 		catch (RuntimeException ex) {
 			if (this.stopping || !this.running) {
