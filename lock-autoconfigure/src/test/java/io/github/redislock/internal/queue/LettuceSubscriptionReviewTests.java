@@ -1,8 +1,11 @@
 package io.github.redislock.internal.queue;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
@@ -15,6 +18,8 @@ import io.github.redislock.test.LockApplicationContextRunner;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
 import io.github.redislock.test.TcpProxy;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ConnectionEvents;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -24,6 +29,7 @@ import org.springframework.boot.data.redis.autoconfigure.LettuceClientOptionsBui
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -80,6 +86,25 @@ class LettuceSubscriptionReviewTests {
 			lines.append(matcher.group()).append('\n');
 		}
 		return lines.toString();
+	}
+
+	/** Listening threads blocked in Lettuce's connectPubSub right now. */
+	private static long connectsInFlight() {
+		return Thread.getAllStackTraces()
+			.entrySet()
+			.stream()
+			.filter((e) -> e.getKey().getName().startsWith("redislock-queue-listen"))
+			.filter((e) -> Arrays.stream(e.getValue()).anyMatch((f) -> f.getMethodName().equals("connectPubSub")))
+			.count();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static int stateListeners(AbstractRedisClient client) throws Exception {
+		Field events = AbstractRedisClient.class.getDeclaredField("connectionEvents");
+		events.setAccessible(true);
+		Field listeners = ConnectionEvents.class.getDeclaredField("listeners");
+		listeners.setAccessible(true);
+		return ((Set<Object>) listeners.get(events.get(client))).size();
 	}
 
 	/**
@@ -319,6 +344,114 @@ class LettuceSubscriptionReviewTests {
 					Thread.sleep(3000);
 					assertThat(Duration.ofNanos(System.nanoTime() - healed)).isLessThan(Duration.ofSeconds(20));
 					assertThat(proxy.openSilencedSockets()).as("swallowed connections still open").isZero();
+					assertThat(clients()).as("client connections at Redis").isLessThanOrEqualTo(clientsBefore);
+				});
+		}
+	}
+
+	/**
+	 * One connect at a time: a connect given up at the 10 s bound keeps a listening
+	 * thread and a connection until Lettuce gives its handshake up (the command timeout).
+	 * On a path that stays half-open for new connections (commands still pass on the open
+	 * connection, so every poll's claim asks for a subscription), no other connect starts
+	 * meanwhile. On 114ab2d one started every ~10 s while the old ones still hung: up to
+	 * commandTimeout / 10 s connects (threads and sockets) at once.
+	 */
+	@Test
+	void givenUpConnectsDoNotPileUpWhileThePathStaysHalfOpen() {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			runner("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port(),
+					"redislock.queue.poll-interval=200ms", "spring.data.redis.timeout=60s")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					QueueWorkers workers = context.getBean(QueueWorkers.class);
+					await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.pubSubClientIds().size() == 1);
+					workers.probeEvery(1000);
+					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					proxy.silenceNewConnections();
+					proxy.silenceSubscribers();
+					long maxConnects = 0;
+					long maxSilencedConnections = 0;
+					long end = System.nanoTime() + Duration.ofSeconds(45).toNanos();
+					while (System.nanoTime() < end) {
+						maxConnects = Math.max(maxConnects, connectsInFlight());
+						maxSilencedConnections = Math.max(maxSilencedConnections, proxy.openSilencedSockets() / 2);
+						Thread.sleep(250);
+					}
+					assertThat(maxConnects).as("connectPubSub calls in flight at once (threads held)")
+						.isLessThanOrEqualTo(1);
+					// the given-up subscriber (1) + at most one connect in flight
+					assertThat(maxSilencedConnections).as("half-open connections held at once").isLessThanOrEqualTo(2);
+				});
+		}
+	}
+
+	/**
+	 * Auto-reconnect off: every loss and every stop/start leaves exactly one state
+	 * listener of ours on the shared RedisClient (none leaked), and the last subscription
+	 * hears.
+	 */
+	@Test
+	void autoReconnectOffLeaksNoStateListeners(CapturedOutput output) {
+		runner(this.redis.springProperties())
+			.withBean(LettuceClientOptionsBuilderCustomizer.class, () -> (builder) -> builder.autoReconnect(false))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				QueueWorkers workers = context.getBean(QueueWorkers.class);
+				AbstractRedisClient client = context.getBean(LettuceConnectionFactory.class).getRequiredNativeClient();
+				await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.pubSubClientIds().size() == 1);
+				int base = stateListeners(client);
+				int from = output.getOut().length();
+				for (int i = 0; i < 10; i++) {
+					List<String> before = this.redis.pubSubClientIds();
+					this.redis.killPubSubClients();
+					await().atMost(Duration.ofSeconds(10))
+						.until(() -> this.redis.pubSubClientIds().size() == 1
+								&& !this.redis.pubSubClientIds().equals(before));
+				}
+				for (int i = 0; i < 10; i++) {
+					workers.stop();
+					Thread.sleep(i % 3 * 5);
+					workers.start();
+					Thread.sleep(i % 4 * 5);
+				}
+				Thread.sleep(3000);
+				assertThat(this.redis.pubSubClientIds()).hasSize(1);
+				assertThat(stateListeners(client)).as("state listeners on the client").isEqualTo(base);
+				assertThat(warns(output, from)).as("WARN lines").isEmpty();
+				workers.probeEvery(500);
+				long heard = workers.probesHeard();
+				await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() > heard + 2);
+			});
+	}
+
+	/**
+	 * A connect that completes just after the 10 s bound (replies 11 s late): it is
+	 * closed when it opens; once the path heals there is one pub/sub connection, it
+	 * hears, and Redis has no more client connections than before.
+	 */
+	@Test
+	void aConnectThatOpensAfterTheBoundIsClosed() {
+		try (TcpProxy proxy = TcpProxy.to(this.redis)) {
+			runner("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port(),
+					"redislock.queue.poll-interval=2s", "spring.data.redis.timeout=60s")
+				.withBean(LettuceClientOptionsBuilderCustomizer.class, () -> (builder) -> builder.autoReconnect(false))
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					QueueWorkers workers = context.getBean(QueueWorkers.class);
+					await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.pubSubClientIds().size() == 1);
+					workers.probeEvery(1000);
+					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					long clientsBefore = clients();
+					proxy.delayReplies(Duration.ofSeconds(11));
+					this.redis.killPubSubClients();
+					Thread.sleep(25_000);
+					proxy.delayReplies(Duration.ZERO);
+					long heard = workers.probesHeard();
+					await().atMost(Duration.ofSeconds(60))
+						.until(() -> workers.probesHeard() > heard + 2 && this.redis.pubSubClientIds().size() == 1);
+					Thread.sleep(5000);
+					assertThat(this.redis.pubSubClientIds()).hasSize(1);
 					assertThat(clients()).as("client connections at Redis").isLessThanOrEqualTo(clientsBefore);
 				});
 		}

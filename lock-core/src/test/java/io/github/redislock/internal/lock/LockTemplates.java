@@ -6,9 +6,15 @@ import java.util.List;
 
 import io.github.redislock.test.RedisTarget;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
 /**
  * Creates lock templates on their own connection factories — each one like a separate
- * application instance — and destroys them after the test.
+ * application instance — and destroys them after the test, with the connection factories
+ * it started for them.
  */
 final class LockTemplates implements AutoCloseable {
 
@@ -17,6 +23,8 @@ final class LockTemplates implements AutoCloseable {
 	private final List<DefaultRedisLockTemplate> templates = new ArrayList<>();
 
 	private final List<RedLockTemplate> redLocks = new ArrayList<>();
+
+	private final List<LettuceConnectionFactory> factories = new ArrayList<>();
 
 	LockTemplates(RedisTarget redis) {
 		this.redis = redis;
@@ -34,6 +42,35 @@ final class LockTemplates implements AutoCloseable {
 		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(this.redis.connectionFactory(), settings);
 		this.templates.add(template);
 		return template;
+	}
+
+	/**
+	 * Create a template on {@code connectionFactory} (one through a proxy, say).
+	 */
+	DefaultRedisLockTemplate create(RedisConnectionFactory connectionFactory, Duration leaseTime) {
+		DefaultRedisLockTemplate template = new DefaultRedisLockTemplate(connectionFactory,
+				LockSettings.DEFAULTS.withLeaseTime(leaseTime));
+		this.templates.add(template);
+		return template;
+	}
+
+	/**
+	 * Return a started Lettuce factory for {@code host:port} whose commands time out
+	 * after {@code commandTimeout}, destroyed with the templates.
+	 */
+	LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {
+		return started(new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build()));
+	}
+
+	/**
+	 * Start {@code factory} and destroy it with the templates.
+	 */
+	LettuceConnectionFactory started(LettuceConnectionFactory factory) {
+		factory.afterPropertiesSet();
+		factory.start();
+		this.factories.add(factory);
+		return factory;
 	}
 
 	/**
@@ -56,6 +93,12 @@ final class LockTemplates implements AutoCloseable {
 		for (RedLockTemplate template : this.redLocks) {
 			template.destroy();
 		}
+		this.templates.clear();
+		this.redLocks.clear();
+		for (LettuceConnectionFactory factory : this.factories) {
+			factory.destroy();
+		}
+		this.factories.clear();
 	}
 
 }

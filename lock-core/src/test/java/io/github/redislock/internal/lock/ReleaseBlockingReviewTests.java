@@ -11,7 +11,6 @@ import io.github.redislock.core.LockLostException;
 import io.github.redislock.core.RedisSemaphore;
 import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.test.LocalRedisServer;
-import io.github.redislock.test.LockTemplates;
 import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
@@ -44,11 +43,12 @@ class ReleaseBlockingReviewTests {
 
 	private final String name = "review-" + UUID.randomUUID();
 
-	private final LockTemplates made = new LockTemplates();
+	private final LockTemplates made;
 
 	ReleaseBlockingReviewTests(RedisServers servers) {
 		this.redis = servers.start();
 		this.raw = this.redis.template();
+		this.made = new LockTemplates(this.redis);
 	}
 
 	@AfterEach
@@ -167,7 +167,7 @@ class ReleaseBlockingReviewTests {
 	}
 
 	private DefaultRedisLockTemplate template(LettuceConnectionFactory factory) {
-		return this.made.template(factory, LONG_LEASE);
+		return this.made.create(factory, LONG_LEASE);
 	}
 
 	private LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {

@@ -13,7 +13,6 @@ import io.github.redislock.core.SemaphorePermit;
 import io.github.redislock.faults.LockWaiterProcess;
 import io.github.redislock.test.ChildJvm;
 import io.github.redislock.test.LocalRedisServer;
-import io.github.redislock.test.LockTemplates;
 import io.github.redislock.test.LockRecords;
 import io.github.redislock.test.RedisExtension;
 import io.github.redislock.test.RedisServers;
@@ -55,13 +54,14 @@ class ReleaseConnectionFaultTests {
 
 	private final String name = "release-fault-" + UUID.randomUUID();
 
-	private final LockTemplates made = new LockTemplates();
+	private final LockTemplates made;
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	ReleaseConnectionFaultTests(RedisServers servers) {
 		this.redis = servers.start();
 		this.raw = this.redis.template();
+		this.made = new LockTemplates(this.redis);
 	}
 
 	@AfterEach
@@ -342,7 +342,7 @@ class ReleaseConnectionFaultTests {
 	}
 
 	private DefaultRedisLockTemplate template(LettuceConnectionFactory factory) {
-		return this.made.template(factory, LONG_LEASE);
+		return this.made.create(factory, LONG_LEASE);
 	}
 
 	private LettuceConnectionFactory factory(String host, int port, Duration commandTimeout) {
