@@ -75,6 +75,16 @@ class LettuceSubscriptionReviewTests {
 		return this.redis.pubSubClientIds();
 	}
 
+	/**
+	 * Wait for the workers' one subscription, probe it every {@code probeMillis}, and
+	 * wait until it has heard two probes.
+	 */
+	private void hearing(QueueWorkers workers, long probeMillis) {
+		await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients().size() == 1);
+		workers.probeEvery(probeMillis);
+		await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+	}
+
 	private static long threads(String prefix) {
 		return Thread.getAllStackTraces().keySet().stream().filter((t) -> t.getName().startsWith(prefix)).count();
 	}
@@ -125,9 +135,7 @@ class LettuceSubscriptionReviewTests {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					QueueWorkers workers = context.getBean(QueueWorkers.class);
-					await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients().size() == 1);
-					workers.probeEvery(1000);
-					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					hearing(workers, 1000);
 					// The path goes half-open for the subscription and for new
 					// connections; the command connection (open already) still passes.
 					proxy.silenceNewConnections();
@@ -164,9 +172,7 @@ class LettuceSubscriptionReviewTests {
 			runner("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + proxy.port()).run((context) -> {
 				assertThat(context).hasNotFailed();
 				QueueWorkers workers = context.getBean(QueueWorkers.class);
-				await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients().size() == 1);
-				workers.probeEvery(1000);
-				await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+				hearing(workers, 1000);
 				proxy.silenceNewConnections();
 				proxy.silenceSubscribers();
 				Thread.sleep(5000);
@@ -328,9 +334,7 @@ class LettuceSubscriptionReviewTests {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					QueueWorkers workers = context.getBean(QueueWorkers.class);
-					await().atMost(Duration.ofSeconds(10)).until(() -> pubSubClients().size() == 1);
-					workers.probeEvery(1000);
-					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					hearing(workers, 1000);
 					long clientsBefore = clients();
 					proxy.silenceSubscribing();
 					this.redis.killPubSubClients();
@@ -365,9 +369,7 @@ class LettuceSubscriptionReviewTests {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					QueueWorkers workers = context.getBean(QueueWorkers.class);
-					await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.pubSubClientIds().size() == 1);
-					workers.probeEvery(1000);
-					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					hearing(workers, 1000);
 					proxy.silenceNewConnections();
 					proxy.silenceSubscribers();
 					long maxConnects = 0;
@@ -439,9 +441,7 @@ class LettuceSubscriptionReviewTests {
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
 					QueueWorkers workers = context.getBean(QueueWorkers.class);
-					await().atMost(Duration.ofSeconds(10)).until(() -> this.redis.pubSubClientIds().size() == 1);
-					workers.probeEvery(1000);
-					await().atMost(Duration.ofSeconds(10)).until(() -> workers.probesHeard() >= 2);
+					hearing(workers, 1000);
 					long clientsBefore = clients();
 					proxy.delayReplies(Duration.ofSeconds(11));
 					this.redis.killPubSubClients();
